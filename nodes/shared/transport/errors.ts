@@ -1,0 +1,172 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { MIN_GAP_MS } from '../constants';
+
+/**
+ * The one place that turns a failed call into what the user reads. Texts never contain the API key:
+ * a key is named by its hash (`key id`), and the server's own message is passed through only as the
+ * contract's `message` field.
+ */
+
+export type Failure =
+	| { kind: 'status'; status: number; code?: string; serverMessage?: string; attempts: number }
+	| { kind: 'network'; code: string; attempts: number }
+	| { kind: 'timeout'; attempts: number }
+	| { kind: 'redirect'; status: number; location?: string }
+	| { kind: 'notJson'; status: number; looksLikeHtml: boolean }
+	| { kind: 'malformed'; detail: string };
+
+export interface FailureContext {
+	baseUrl: string;
+	keyId: string;
+	keyLooksValid: boolean;
+	/** What the call was for, e.g. "booking request 3f2b…" (used for 404 on Get request). */
+	resourceLabel?: string;
+	itemIndex?: number;
+}
+
+interface Explained {
+	message: string;
+	description: string;
+	httpCode?: string;
+	code: string;
+}
+
+const KEY_SHAPE_HINT =
+	"API keys have a 4-character prefix ending in '_' followed by 32 hexadecimal characters (37 characters in all); the key in this credential does not have that shape — check for a missing or extra character when it was pasted.";
+
+function explain(failure: Failure, ctx: FailureContext): Explained {
+	switch (failure.kind) {
+		case 'status':
+			return explainStatus(failure, ctx);
+		case 'network':
+			return {
+				code: 'network_error',
+				// n8n replaces a message that contains a Node error code (ECONNRESET…) with a generic text, so
+				// the code goes into the description.
+				message: `Could not reach the Booking Requests API at ${ctx.baseUrl}`,
+				description: `Network error ${failure.code}; tried ${failure.attempts} time(s) with backoff. Check the credential's Base URL and that the server is reachable from n8n.`,
+			};
+		case 'timeout':
+			return {
+				code: 'timeout',
+				message: `The Booking Requests API at ${ctx.baseUrl} did not answer in time`,
+				description: `Tried ${failure.attempts} time(s) with backoff. The server may be overloaded; run the workflow again later.`,
+			};
+		case 'redirect':
+			return {
+				code: 'redirect',
+				httpCode: String(failure.status),
+				message: `The server redirected the request (${failure.status})${failure.location ? ` to ${stripQuery(failure.location)}` : ''}`,
+				description:
+					'Redirects are not followed so that the API key is never sent to another address. Set the Base URL to the final address.',
+			};
+		case 'notJson':
+			return {
+				code: 'invalid_response',
+				httpCode: String(failure.status),
+				message: `The server answered ${failure.status} with ${failure.looksLikeHtml ? 'an HTML page' : 'a body that is not JSON'} instead of the API's JSON`,
+				description: `This usually means the Base URL (${ctx.baseUrl}) points at a website, a proxy or a login page rather than the API. The API's paths start with /api/v1/.`,
+			};
+		case 'malformed':
+			return {
+				code: 'invalid_response',
+				message: `The API's answer does not match the Booking Requests API contract: ${failure.detail}`,
+				description: 'Nothing was returned for this call, so no partial or wrong data reaches the workflow. If it persists, report it to the API provider.',
+			};
+	}
+}
+
+function explainStatus(failure: Extract<Failure, { kind: 'status' }>, ctx: FailureContext): Explained {
+	const code = failure.code ?? `http_${failure.status}`;
+	const serverSays = failure.serverMessage ? ` The server said: "${failure.serverMessage}".` : '';
+	const httpCode = String(failure.status);
+	switch (failure.status) {
+		case 401:
+			return {
+				code,
+				httpCode,
+				message: 'Authorization failed: the API key was rejected (401 unauthorized)',
+				description: ctx.keyLooksValid
+					? `The key (key id ${ctx.keyId}) is unknown, revoked or belongs to another service. Check the API key in the 'Booking Requests API' credential, or create a new key in the dashboard under Integrations → API and paste it there.${serverSays}`
+					: `${KEY_SHAPE_HINT}${serverSays}`,
+			};
+		case 404:
+			return ctx.resourceLabel
+				? {
+						code,
+						httpCode,
+						message: `Not found: ${ctx.resourceLabel} does not exist in this workspace`,
+						description:
+							'The id is unknown or belongs to another workspace (the API answers 404 for both). Check the id, and that the credential uses the API key of the workspace that owns it.',
+					}
+				: {
+						code,
+						httpCode,
+						message: 'The API path was not found (404)',
+						description: `Check the credential's Base URL (${ctx.baseUrl}); the API's paths start with /api/v1/ and the Base URL must not include them.${serverSays}`,
+					};
+		case 429:
+			return {
+				code,
+				httpCode,
+				message: `Rate limit still exceeded after ${failure.attempts} attempts (429 rate_limited)`,
+				description: `The API allows one request per ${MIN_GAP_MS / 1000} s per key and this package already paces its own calls, so another integration or n8n instance is most likely using the same API key (key id ${ctx.keyId}). Give each integration its own key — keys have separate budgets — or schedule the workflows apart.`,
+			};
+		case 400:
+			return {
+				code,
+				httpCode,
+				message: `The API rejected the request (400 ${code})`,
+				description: `Check the ids and filters of this node.${serverSays}`,
+			};
+		default:
+			if (failure.status >= 500) {
+				return {
+					code,
+					httpCode,
+					message: `The Booking Requests API failed with ${failure.status} ${code} after ${failure.attempts} attempt(s)`,
+					description: `The server had an error it did not recover from within the retries. Run the workflow again later.${serverSays}`,
+				};
+			}
+			return {
+				code,
+				httpCode,
+				message: `The API answered ${failure.status} ${code}`,
+				description: `Unexpected status for a read-only call.${serverSays}`,
+			};
+	}
+}
+
+function stripQuery(location: string): string {
+	return location.split('?')[0].slice(0, 200);
+}
+
+/** Builds the NodeApiError for a failure. The JSON body given to n8n holds only safe fields. */
+export function toNodeApiError(node: INode, failure: Failure, ctx: FailureContext): NodeApiError {
+	const explained = explain(failure, ctx);
+	const body: JsonObject = { error: explained.code, message: explained.message };
+	if (failure.kind === 'status' && failure.serverMessage) body.serverMessage = failure.serverMessage;
+	return new NodeApiError(node, body, {
+		message: explained.message,
+		description: explained.description,
+		httpCode: explained.httpCode,
+		itemIndex: ctx.itemIndex,
+	});
+}
+
+/** The error code of a failed call, whether or not it went through `toNodeApiError`. */
+export function errorCodeOf(error: unknown): string | undefined {
+	const body = (error as { errorResponse?: JsonObject })?.errorResponse;
+	return typeof body?.error === 'string' ? body.error : undefined;
+}
+
+/**
+ * Errors of this package are already NodeApiError / NodeOperationError with their item index; anything
+ * else (a bug, a cancelled execution) is wrapped so n8n shows it on the node and item.
+ */
+export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error as Error, { itemIndex });
+}

@@ -1,0 +1,103 @@
+import Bottleneck from 'bottleneck';
+
+import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../constants';
+
+/**
+ * One limiter per (base URL, API key) per process, shared by every node, execution and
+ * load-options call.
+ *
+ * n8n loads each node file of a package on its own, and the build bundles each node file with its
+ * own copy of this module, so a module-level Map would give every node its own budget. The registry
+ * therefore lives on `globalThis` under a registered symbol: every bundle of this package (and a
+ * second copy of the package, should n8n load one) finds the same Map.
+ *
+ * Pacing has two gates:
+ * 1. Bottleneck (`maxConcurrent: 1`, `minTime`): one request at a time, queued fairly across callers.
+ * 2. A send-time guard inside the job: `minTime` counts from when Bottleneck starts a job, not from
+ *    when the request reaches the server, so a busy event loop or the first-call overhead of n8n's
+ *    request helper shrinks the real gap (957 ms measured). The guard waits until MIN_GAP_MS +
+ *    SAFETY_MARGIN_MS after the previous response arrived — a point the server has already passed —
+ *    and until any Retry-After pause is over.
+ * Retries never use Bottleneck's `failed` event (that re-runs a job without `minTime`); the caller
+ * schedules each retry as a new job.
+ */
+
+export interface KeyLimiter {
+	/** Runs `send` when the key's budget allows, one at a time. */
+	run<T>(send: () => Promise<T>): Promise<T>;
+	/** Holds every request of this key until `ms` from now (a 429's Retry-After). */
+	pauseFor(ms: number): void;
+	/** For tests and diagnostics: the Bottleneck instance behind this limiter. */
+	readonly bottleneck: Bottleneck;
+	readonly id: string;
+}
+
+interface Registry {
+	limiters: Map<string, KeyLimiter>;
+}
+
+const REGISTRY_SYMBOL = Symbol.for('n8n-nodes-booking-requests.limiter-registry.v1');
+
+function registry(): Registry {
+	const holder = globalThis as unknown as Record<symbol, Registry | undefined>;
+	let found = holder[REGISTRY_SYMBOL];
+	if (!found) {
+		found = { limiters: new Map() };
+		holder[REGISTRY_SYMBOL] = found;
+	}
+	return found;
+}
+
+export const GAP_MS = MIN_GAP_MS + SAFETY_MARGIN_MS;
+
+const sleep = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function createKeyLimiter(id: string, gapMs: number): KeyLimiter {
+	const bottleneck = new Bottleneck({ maxConcurrent: 1, minTime: gapMs, id: `booking-requests-${id}` });
+	let lastResponseAt = 0;
+	let pausedUntil = 0;
+
+	async function guardedSend<T>(send: () => Promise<T>): Promise<T> {
+		for (;;) {
+			const wait = Math.max(lastResponseAt + gapMs, pausedUntil) - Date.now();
+			if (wait <= 0) break;
+			await sleep(wait);
+		}
+		try {
+			return await send();
+		} finally {
+			lastResponseAt = Date.now();
+		}
+	}
+
+	return {
+		id,
+		bottleneck,
+		async run<T>(send: () => Promise<T>): Promise<T> {
+			return await bottleneck.schedule(async () => await guardedSend(send));
+		},
+		pauseFor(ms: number) {
+			pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+		},
+	};
+}
+
+/**
+ * The limiter for one API key at one base URL. `keyId` is a hash of the key (see keyId.ts): the raw
+ * key is never part of a limiter id.
+ */
+export function limiterFor(baseUrl: string, keyId: string): KeyLimiter {
+	const id = `${baseUrl}#${keyId}`;
+	const { limiters } = registry();
+	let limiter = limiters.get(id);
+	if (!limiter) {
+		limiter = createKeyLimiter(id, GAP_MS);
+		limiters.set(id, limiter);
+	}
+	return limiter;
+}
+
+/** Ids of the limiters alive in this process (hashes only), for tests and diagnostics. */
+export function limiterIds(): string[] {
+	return [...registry().limiters.keys()];
+}

@@ -1,0 +1,93 @@
+// Starts the sandbox API server from the command line and prints its URL and keys.
+//   node scripts/ts-run.js test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--seed 42]
+//        [--min-gap 1000] [--no-rate-limit] [--quiet]
+//   npm run sandbox -- --port 4010        (package.json script, through test/sandbox/cli.js)
+// Ctrl+C (SIGINT) or SIGTERM closes the server and exits 0.
+
+import { startSandbox } from './server';
+import type { SandboxOptions } from './types';
+
+function usage(): never {
+	console.error('usage: cli.ts [--port N] [--host H] [--seed N] [--min-gap MS] [--no-rate-limit] [--quiet]');
+	process.exit(2);
+}
+
+function intArg(name: string, v: string | undefined): number {
+	if (v === undefined || !/^\d+$/.test(v)) {
+		console.error(`${name} needs a non-negative integer`);
+		usage();
+	}
+	return Number(v);
+}
+
+export function parseArgs(argv: string[]): SandboxOptions {
+	const opts: SandboxOptions = { port: 4010 };
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+		const value = (): string | undefined => (inline !== undefined ? inline : argv[++i]);
+		switch (flag) {
+			case '--port':
+				opts.port = intArg('--port', value());
+				break;
+			case '--host':
+				opts.host = value() ?? usage();
+				break;
+			case '--seed':
+				opts.seed = intArg('--seed', value());
+				break;
+			case '--min-gap':
+				opts.minGapMs = intArg('--min-gap', value());
+				break;
+			case '--no-rate-limit':
+				opts.rateLimit = false;
+				break;
+			case '--quiet':
+				opts.quiet = true;
+				break;
+			case '--help':
+			case '-h':
+				usage();
+				break;
+			default:
+				console.error(`unknown argument ${a}`);
+				usage();
+		}
+	}
+	return opts;
+}
+
+async function main(): Promise<void> {
+	const opts = parseArgs(process.argv.slice(2));
+	const sb = await startSandbox(opts);
+	const ws = sb.workspace();
+	console.log(`Booking Requests sandbox listening on ${sb.url}`);
+	console.log(`  API base URL:   ${sb.url}  (paths /api/v1/...)`);
+	console.log(`  demo key:       ${sb.keys.demo}`);
+	if (!opts.quiet) {
+		console.log(`  second key:     ${sb.keys.second}  (same workspace, own rate budget)`);
+		console.log(`  other key:      ${sb.keys.other}  (another workspace)`);
+		console.log(`  revoked key:    ${sb.keys.revoked}`);
+		console.log(`  data:           ${ws.requests.length} requests, ${ws.sessions.length} sessions, ${ws.forms.length} forms, ${ws.profiles.length} profiles (seed ${opts.seed ?? 42})`);
+		console.log(`  rate limit:     ${opts.rateLimit === false ? 'off' : `1 request per ${opts.minGapMs ?? 1000} ms per key`}`);
+		console.log(`  control:        ${sb.url}/__sandbox/info`);
+		console.log('Press Ctrl+C to stop.');
+	}
+	let stopping = false;
+	const stop = (signal: string): void => {
+		if (stopping) return;
+		stopping = true;
+		if (!opts.quiet) console.log(`\n${signal}: closing sandbox`);
+		sb.close().then(
+			() => process.exit(0),
+			() => process.exit(1),
+		);
+	};
+	process.on('SIGINT', () => stop('SIGINT'));
+	process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+	console.error('sandbox failed to start:', err instanceof Error ? err.message : err);
+	process.exit(1);
+});

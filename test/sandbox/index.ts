@@ -1,0 +1,30 @@
+// Public interface of the sandbox API server (see server.ts for the processing order and
+// control.ts for the HTTP control routes).
+export { startSandbox } from './server';
+export type {
+	BookingRequest,
+	BusinessProfile,
+	FaultOptions,
+	Form,
+	IntakeResponse,
+	MalformedKind,
+	PreferredTime,
+	RequestAttribution,
+	RequestLogEntry,
+	Sandbox,
+	SandboxClock,
+	SandboxKeys,
+	SandboxOptions,
+	SandboxSizes,
+	SandboxStats,
+	SaveSessionChange,
+	Service,
+	Session,
+	SessionContact,
+	SessionData,
+	StartSessionInput,
+	Workspace,
+} from './types';
+export { MAX_PER_PAGE, UUID_RE, hashKey, sortDefaultFirst, sortRequests, sortSessions } from './store';
+export { MALFORMED_KINDS } from './faults';
+export { KEY_PATTERN } from './seed';

@@ -1,0 +1,405 @@
+// The sandbox's data store: workspaces and keys, list ordering and pagination, and the customer
+// activity (start/save/complete sessions, bookings, new requests) that changes the data while
+// clients read it.
+
+import { createHash } from 'node:crypto';
+import {
+	DEFAULT_SIZES,
+	OTHER_SIZES,
+	Rng,
+	STEPS,
+	contactOf,
+	dateOnly,
+	draftFor,
+	formServiceIds,
+	iso,
+	makeAddress,
+	makeKeys,
+	makePerson,
+	makeRequest,
+	requestAttributionFrom,
+	routeProfile,
+	seedWorkspace,
+} from './seed';
+import type {
+	BookingRequest,
+	BusinessProfile,
+	Form,
+	SandboxClock,
+	SandboxKeys,
+	SandboxSizes,
+	SaveSessionChange,
+	Session,
+	SessionData,
+	StartSessionInput,
+	Workspace,
+} from './types';
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** sha256 hex of a bearer token, first 12 chars (what the log and stats keep; never the raw key). */
+export function hashKey(token: string): string {
+	return createHash('sha256').update(token).digest('hex').slice(0, 12);
+}
+
+export class Clock implements SandboxClock {
+	private offset = 0;
+	now(): number {
+		return Date.now() + this.offset;
+	}
+	advance(ms: number): void {
+		this.offset += ms;
+	}
+	setOffsetMs(ms: number): void {
+		this.offset = ms;
+	}
+	offsetMs(): number {
+		return this.offset;
+	}
+}
+
+/** An API error answer: `{ error: code, message }` with that status. */
+export class ApiError extends Error {
+	constructor(
+		readonly status: number,
+		readonly code: string,
+		message: string,
+		readonly headers: Record<string, string> = {},
+	) {
+		super(message);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query parameters
+
+/** An integer query value, or null when missing or not an integer ("2", "+3", "-1"; not "1.5", "abc", ""). */
+export function intParam(raw: string | undefined): number | null {
+	if (raw === undefined) return null;
+	const t = raw.trim();
+	if (!/^[+-]?\d+$/.test(t)) return null;
+	const n = Number(t);
+	if (!Number.isSafeInteger(n)) return n > 0 ? Number.MAX_SAFE_INTEGER : Number.MIN_SAFE_INTEGER;
+	return n;
+}
+
+/** page: default 1; below 1, non-numeric or empty -> 1. */
+export function parsePage(raw: string | undefined): number {
+	const n = intParam(raw);
+	return n === null || n < 1 ? 1 : n;
+}
+
+/** per_page: default 25; missing, zero, negative or non-numeric -> 25; above max -> max. */
+export function parsePerPage(raw: string | undefined, max: number): number {
+	const n = intParam(raw);
+	if (n === null || n < 1) return 25;
+	return Math.min(n, max);
+}
+
+/** Max per_page of each list. Profiles: the contract does not say; the sandbox clamps at 50 so clients must trust pagination.per_page. */
+export const MAX_PER_PAGE = { requests: 100, sessions: 100, forms: 100, profiles: 50 } as const;
+
+/** A uuid filter: absent -> undefined; present but not a UUID (empty included) -> 400 invalid_request. */
+export function uuidParam(query: Record<string, string>, name: string): string | undefined {
+	const v = query[name];
+	if (v === undefined) return undefined;
+	if (!UUID_RE.test(v)) throw new ApiError(400, 'invalid_request', `${name} must be a valid UUID`);
+	return v.toLowerCase();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ordering
+
+/** Descending on ISO timestamps (they sort as strings), nulls last. */
+function descNullsLast(a: string | null, b: string | null): number {
+	if (a === b) return 0;
+	if (a === null) return 1;
+	if (b === null) return -1;
+	return a < b ? 1 : -1;
+}
+function idDesc(a: { id: string }, b: { id: string }): number {
+	return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+/** Requests: newest first by created_at, ties by id descending. */
+export function sortRequests(list: BookingRequest[]): BookingRequest[] {
+	return [...list].sort((a, b) => descNullsLast(a.created_at, b.created_at) || idDesc(a, b));
+}
+/** Sessions: most recently active first by updated_at, null updated_at last, ties by id descending. */
+export function sortSessions(list: Session[]): Session[] {
+	return [...list].sort((a, b) => descNullsLast(a.updated_at, b.updated_at) || idDesc(a, b));
+}
+/** Forms and profiles: the default first, then newest created_at first (null last), ties by id descending. */
+export function sortDefaultFirst<T extends { id: string; is_default: boolean; created_at: string | null }>(list: T[]): T[] {
+	return [...list].sort((a, b) => Number(b.is_default) - Number(a.is_default) || descNullsLast(a.created_at, b.created_at) || idDesc(a, b));
+}
+
+export interface ListResult<T> {
+	/** All matching records in API order. */
+	sorted: T[];
+	page: number;
+	perPage: number;
+	total: number;
+	items: T[];
+}
+
+export function paginate<T>(sorted: T[], query: Record<string, string>, max: number): ListResult<T> {
+	const page = parsePage(query.page);
+	const perPage = parsePerPage(query.per_page, max);
+	const start = (page - 1) * perPage;
+	const items = start < sorted.length ? sorted.slice(start, start + perPage) : [];
+	return { sorted, page, perPage, total: sorted.length, items };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store
+
+export interface StoreOptions {
+	seed: number;
+	sizes?: SandboxSizes;
+	clock: Clock;
+}
+
+export class Store {
+	readonly keys: SandboxKeys;
+	readonly demo: Workspace;
+	readonly other: Workspace;
+	private readonly keyToWs = new Map<string, Workspace>();
+	private readonly revoked = new Set<string>();
+	private readonly rng: Rng;
+	private readonly clock: Clock;
+	private lastStamp = 0;
+
+	constructor(opts: StoreOptions) {
+		const seed = opts.seed >>> 0;
+		this.clock = opts.clock;
+		this.keys = makeKeys(seed);
+		this.demo = seedWorkspace(seed, { ...DEFAULT_SIZES, ...(opts.sizes ?? {}) }, 'Demo Workspace');
+		this.other = seedWorkspace((seed ^ 0x9e3779b9) >>> 0, OTHER_SIZES, 'Other Workspace');
+		this.rng = new Rng((seed ^ 0xa5a5a5a5) >>> 0);
+		this.keyToWs.set(this.keys.demo, this.demo);
+		this.keyToWs.set(this.keys.second, this.demo);
+		this.keyToWs.set(this.keys.revoked, this.demo);
+		this.keyToWs.set(this.keys.other, this.other);
+		this.revoked.add(this.keys.revoked);
+	}
+
+	/** Workspace of a key (for auth): undefined when unknown. Revocation is checked separately. */
+	lookupKey(key: string): Workspace | undefined {
+		return this.keyToWs.get(key);
+	}
+	isRevoked(key: string): boolean {
+		return this.revoked.has(key);
+	}
+	revokeKey(key: string): void {
+		if (!this.keyToWs.has(key)) throw new Error('revokeKey: unknown key');
+		this.revoked.add(key);
+	}
+
+	/** The workspace of `key` (default: the demo workspace). Revoked keys still name their workspace here. */
+	workspace(key?: string): Workspace {
+		if (key === undefined) return this.demo;
+		const ws = this.keyToWs.get(key);
+		if (!ws) throw new Error('unknown key');
+		return ws;
+	}
+
+	/**
+	 * Timestamp of new activity: the sandbox clock, made strictly increasing over consecutive
+	 * activity (+1 ms on a same-millisecond collision) so the latest save is always on top. A clock
+	 * moved back by a second or more is followed as is.
+	 */
+	stamp(): number {
+		let t = this.clock.now();
+		if (t <= this.lastStamp && this.lastStamp - t < 1000) t = this.lastStamp + 1;
+		this.lastStamp = t;
+		return t;
+	}
+
+	// --- lists ------------------------------------------------------------------------------
+
+	listRequests(ws: Workspace, query: Record<string, string>): ListResult<BookingRequest> {
+		const formId = uuidParam(query, 'form_id');
+		const profileId = uuidParam(query, 'business_profile_id');
+		const matching = ws.requests.filter(
+			(r) => (formId === undefined || r.form_id === formId) && (profileId === undefined || r.business_profile_id === profileId),
+		);
+		return paginate(sortRequests(matching), query, MAX_PER_PAGE.requests);
+	}
+
+	getRequest(ws: Workspace, id: string): BookingRequest {
+		if (!UUID_RE.test(id)) throw new ApiError(400, 'invalid_request', 'id must be a valid UUID');
+		const lower = id.toLowerCase();
+		const r = ws.requests.find((x) => x.id === lower);
+		if (!r) throw new ApiError(404, 'not_found', 'Request not found');
+		return r;
+	}
+
+	/**
+	 * business_profile_id is not supported on this endpoint (contract). Sandbox choice: 400
+	 * invalid_request rather than silently ignoring it, so a client that sends it finds out.
+	 */
+	listSessions(ws: Workspace, query: Record<string, string>): ListResult<Session> {
+		if (query.business_profile_id !== undefined) {
+			throw new ApiError(400, 'invalid_request', 'business_profile_id is not supported on this endpoint');
+		}
+		const formId = uuidParam(query, 'form_id');
+		const matching = ws.sessions.filter((s) => formId === undefined || s.form_id === formId);
+		return paginate(sortSessions(matching), query, MAX_PER_PAGE.sessions);
+	}
+
+	listForms(ws: Workspace, query: Record<string, string>): ListResult<Form> {
+		return paginate(sortDefaultFirst(ws.forms), query, MAX_PER_PAGE.forms);
+	}
+
+	listProfiles(ws: Workspace, query: Record<string, string>): ListResult<BusinessProfile> {
+		const formId = uuidParam(query, 'form_id');
+		const matching = ws.profiles.filter((p) => formId === undefined || p.form_id === formId);
+		return paginate(sortDefaultFirst(matching), query, MAX_PER_PAGE.profiles);
+	}
+
+	// --- activity ---------------------------------------------------------------------------
+
+	private formOf(ws: Workspace, formId?: string): Form {
+		if (formId === undefined) return ws.forms.find((f) => f.is_default) ?? ws.forms[0];
+		const f = ws.forms.find((x) => x.id === formId.toLowerCase());
+		if (!f) throw new Error(`unknown form ${formId} in workspace ${ws.name}`);
+		return f;
+	}
+
+	findSession(id: string): { ws: Workspace; session: Session } {
+		for (const ws of [this.demo, this.other]) {
+			const session = ws.sessions.find((s) => s.id === id.toLowerCase());
+			if (session) return { ws, session };
+		}
+		throw new Error(`unknown session ${id}`);
+	}
+
+	/** A customer finishes the contact step: a new session at step `address` with contact and zip. */
+	startSession(input: StartSessionInput = {}): Session {
+		const ws = this.workspace(input.key);
+		const form = this.formOf(ws, input.formId);
+		const person = makePerson(this.rng);
+		const contact = { ...contactOf(person), ...(input.contact ?? {}) };
+		const t = iso(this.stamp());
+		const session: Session = {
+			id: this.rng.uuid(),
+			form_id: form.id,
+			step: 'address',
+			data: draftFor('address', { zip: makeAddress(this.rng).zip, contact }),
+			attribution: input.attribution === undefined ? null : input.attribution,
+			source: input.source === undefined ? null : input.source,
+			request_id: null,
+			created_at: t,
+			updated_at: t,
+		};
+		ws.sessions.push(session);
+		return session;
+	}
+
+	/**
+	 * Widget save: step, data and updated_at change; the session moves to the top of the list.
+	 * Without `step` the customer advances one step (address -> services -> schedule -> confirm);
+	 * without `data` the draft gains the keys of the step reached.
+	 */
+	saveSession(id: string, change: SaveSessionChange = {}): Session {
+		const { ws, session } = this.findSession(id);
+		const cur = STEPS.indexOf(session.step);
+		const step = change.step ?? STEPS[Math.min(cur + 1, STEPS.length - 1)];
+		let data: SessionData;
+		if (change.data !== undefined) data = { ...change.data };
+		else {
+			data = { ...session.data };
+			const i = STEPS.indexOf(step);
+			if (i >= 1 && data.address === undefined) data.address = makeAddress(this.rng).address;
+			if (i >= 2 && data.serviceIds === undefined) {
+				const services = formServiceIds(ws, this.formOf(ws, session.form_id));
+				data.serviceIds = services.length ? this.rng.some(services, 1, 2) : [];
+			}
+			if (i >= 3 && data.scheduledDate === undefined) data.scheduledDate = dateOnly(this.clock.now() + this.rng.int(1, 10) * 86_400_000);
+		}
+		session.step = step;
+		session.data = data;
+		session.updated_at = iso(this.stamp());
+		return session;
+	}
+
+	/** The customer submits: a new request from the draft; the session gets request_id and a new updated_at. */
+	completeSession(id: string): { session: Session; request: BookingRequest } {
+		const { ws, session } = this.findSession(id);
+		if (session.request_id !== null) throw new Error(`session ${id} is already completed`);
+		const form = this.formOf(ws, session.form_id);
+		const d = session.data;
+		const gen = makePerson(this.rng);
+		const c = d.contact ?? {};
+		const addr = makeAddress(this.rng);
+		const t = this.stamp();
+		const request = makeRequest(
+			this.rng,
+			{ ws, form, profileId: routeProfile(this.rng, ws, form) },
+			{
+				createdAt: t,
+				fresh: true,
+				person: { first: c.firstname ?? gen.first, last: c.lastname ?? gen.last, email: c.email ?? gen.email, phone: c.phone ?? gen.phone },
+				address: { ...addr, address: typeof d.address === 'string' ? d.address : addr.address, zip: typeof d.zip === 'string' ? d.zip : addr.zip },
+				serviceIds: Array.isArray(d.serviceIds) ? d.serviceIds.filter((x): x is string => typeof x === 'string') : undefined,
+				scheduledDate: typeof d.scheduledDate === 'string' ? d.scheduledDate : undefined,
+				source: session.source,
+				attribution: requestAttributionFrom(session.attribution, session.source),
+			},
+		);
+		ws.requests.push(request);
+		session.request_id = request.id;
+		session.updated_at = iso(t);
+		return { session, request };
+	}
+
+	/** A booking completed without any saved draft: a new request and a placeholder session (step confirm, data {}). */
+	bookWithoutDraft(input: { formId?: string; key?: string } = {}): { session: Session; request: BookingRequest } {
+		const ws = this.workspace(input.key);
+		const form = this.formOf(ws, input.formId);
+		const t = this.stamp();
+		const request = makeRequest(this.rng, { ws, form, profileId: routeProfile(this.rng, ws, form) }, { createdAt: t, fresh: true });
+		ws.requests.push(request);
+		const session: Session = {
+			id: this.rng.uuid(),
+			form_id: form.id,
+			step: 'confirm',
+			data: {},
+			attribution: null,
+			source: request.source,
+			request_id: request.id,
+			created_at: iso(t),
+			updated_at: iso(t),
+		};
+		ws.sessions.push(session);
+		return { session, request };
+	}
+
+	/** A new request (fresh submission at the clock's time) with any fields overridden by `input`. */
+	addRequest(input: Partial<BookingRequest> & { key?: string } = {}): BookingRequest {
+		const { key, ...fields } = input;
+		const ws = this.workspace(key);
+		const form = ws.forms.find((f) => f.id === fields.form_id) ?? this.formOf(ws);
+		const created = fields.created_at !== undefined ? Date.parse(fields.created_at) : this.stamp();
+		const request = makeRequest(
+			this.rng,
+			{ ws, form, profileId: fields.business_profile_id ?? routeProfile(this.rng, ws, form) },
+			{ createdAt: Number.isFinite(created) ? created : this.stamp(), fresh: true },
+		);
+		const target = request as unknown as Record<string, unknown>;
+		for (const [k, v] of Object.entries(fields)) {
+			if (k in target && v !== undefined) target[k] = v;
+		}
+		ws.requests.push(request);
+		return request;
+	}
+
+	/** Active customers: `n` random sessions (abandoned ones when there are any) get a widget save. */
+	churn(ws: Workspace, n: number): Session[] {
+		const open = ws.sessions.filter((s) => s.request_id === null);
+		const pool = open.length ? open : ws.sessions;
+		const out: Session[] = [];
+		for (let i = 0; i < n && pool.length; i++) out.push(this.saveSession(this.rng.pick(pool).id));
+		return out;
+	}
+}

@@ -1,0 +1,304 @@
+// Types of the sandbox: the API resources exactly as the contract's tables
+// (shared/api, "Resources and their fields"), plus the sandbox's own options and interfaces.
+// Field order in these interfaces is the order the contract lists them, and the order the
+// sandbox serialises them in.
+
+/** Element of a request's `intake_responses`. */
+export interface IntakeResponse {
+	question_id: string;
+	scope: string;
+	scope_ref_id: string;
+	scope_ref_name: string;
+	type: string;
+	question: string;
+	options: string[];
+	required: boolean;
+	answer: string;
+}
+
+/** Element of a request's `preferred_times`. */
+export interface PreferredTime {
+	/** Calendar date `YYYY-MM-DD`. */
+	date: string;
+	/** Named time-of-day slot. */
+	slot: string;
+}
+
+/** A request's `attribution`: may carry only some of these keys. */
+export interface RequestAttribution {
+	source?: string;
+	page_url?: string;
+	referrer?: string;
+	utm_source?: string;
+	utm_medium?: string;
+}
+
+/** Booking request, as returned by Get request and List requests. */
+export interface BookingRequest {
+	id: string;
+	form_id: string;
+	business_profile_id: string;
+	first_name: string;
+	last_name: string;
+	email: string;
+	phone: string;
+	company: string | null;
+	address: string;
+	address_2: string | null;
+	city: string;
+	state: string;
+	zip: string;
+	country: string;
+	source: string | null;
+	status: string;
+	lead_status: string;
+	selected_services: string[];
+	preferred_times: PreferredTime[];
+	intake_responses: IntakeResponse[];
+	attribution: RequestAttribution | null;
+	entrance_info: string | null;
+	internal_notes: string | null;
+	created_at: string;
+	updated_at: string | null;
+	completed_at: string | null;
+}
+
+export interface SessionContact {
+	firstname?: string;
+	lastname?: string;
+	email?: string;
+	phone?: string;
+}
+
+/** A session's saved draft. Its shape follows the widget; the keys below are the ones seen. */
+export interface SessionData {
+	zip?: string;
+	serviceIds?: string[];
+	contact?: SessionContact;
+	address?: string;
+	scheduledDate?: string;
+	[key: string]: unknown;
+}
+
+/** Booking session (abandoned or completed draft), as returned by List abandoned sessions. */
+export interface Session {
+	id: string;
+	form_id: string;
+	step: string;
+	data: SessionData;
+	attribution: Record<string, string> | null;
+	source: string | null;
+	request_id: string | null;
+	created_at: string | null;
+	updated_at: string | null;
+}
+
+/** Booking form, as returned by List forms. */
+export interface Form {
+	id: string;
+	name: string;
+	is_default: boolean;
+	locations: string | null;
+	service_template_id: string | null;
+	service_area_id: string | null;
+	service_schedule_id: string | null;
+	settings_branding: Record<string, unknown> | null;
+	settings_contact_form: Record<string, unknown> | null;
+	settings_content: Record<string, unknown> | null;
+	settings_general: Record<string, unknown> | null;
+	created_at: string | null;
+	updated_at: string | null;
+}
+
+/** Business profile (location), as returned by List business profiles. */
+export interface BusinessProfile {
+	id: string;
+	title: string;
+	form_id: string;
+	service_area_id: string;
+	service_template_id: string;
+	service_schedule_id: string;
+	primary_phone: string;
+	website_url: string;
+	address: string;
+	address_city: string;
+	address_state: string;
+	is_default: boolean;
+	source: string;
+	reserve_with_partner: boolean;
+	created_at: string;
+	updated_at: string;
+}
+
+/** A service of a service template (not an API resource: its ids appear in `selected_services`). */
+export interface Service {
+	id: string;
+	name: string;
+	template_id: string;
+}
+
+/** An intake question of a form (not an API resource: it feeds `intake_responses`). */
+export interface IntakeQuestion {
+	id: string;
+	form_id: string;
+	scope: 'form' | 'service';
+	scope_ref_id: string;
+	scope_ref_name: string;
+	type: string;
+	question: string;
+	options: string[];
+	required: boolean;
+}
+
+/**
+ * One workspace's live data. The arrays are the sandbox's own storage (not copies): the API reads
+ * them on every call, and tests may read them to compute expected answers. Array order is insertion
+ * order, not API order.
+ */
+export interface Workspace {
+	id: string;
+	name: string;
+	forms: Form[];
+	/** Live profiles (returned by the API). */
+	profiles: BusinessProfile[];
+	/** Deleted profiles: never returned by the API, but some older requests still point at them. */
+	deletedProfiles: BusinessProfile[];
+	requests: BookingRequest[];
+	sessions: Session[];
+	services: Service[];
+	questions: IntakeQuestion[];
+}
+
+export interface SandboxSizes {
+	requests?: number;
+	sessions?: number;
+	forms?: number;
+	profiles?: number;
+}
+
+export interface SandboxOptions {
+	/** 0 = a free port (default 0). */
+	port?: number;
+	/** Default 127.0.0.1. */
+	host?: string;
+	/** PRNG seed of the data set and keys (default 42). Same seed, same data, same ids, same keys. */
+	seed?: number;
+	/** Sizes of the demo workspace: requests 260, sessions 320, forms 4, profiles 6. */
+	sizes?: SandboxSizes;
+	/** Enforce the 1 request per second per key limit (default true). */
+	rateLimit?: boolean;
+	/** Minimum gap between accepted requests of one key, in ms (default 1000). */
+	minGapMs?: number;
+	/** No console output (the sandbox prints nothing by itself anyway; kept for the CLI). */
+	quiet?: boolean;
+}
+
+export interface RequestLogEntry {
+	/** Arrival time in ms, high resolution: performance.timeOrigin + performance.now(). */
+	at: number;
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	/** sha256 hex of the bearer token, first 12 chars; null when no bearer token was sent. */
+	keyHash: string | null;
+	/** Status answered; 0 while not answered yet, and for a dropped connection. */
+	status: number;
+	/** Injected fault, when one applied: always429, always500, every429, every500, drop, malformed:<kind>. */
+	fault?: string;
+}
+
+export type MalformedKind =
+	| 'html'
+	| 'truncated'
+	| 'noItems'
+	| 'wrongTotal'
+	| 'missingTotal'
+	| 'oversizedPage'
+	| 'duplicateIds'
+	| 'wrongTypes'
+	| 'errorBody200';
+
+export interface FaultOptions {
+	/** Every Nth API request (counted among those that passed auth and the rate limiter) answered 429. */
+	every429?: number;
+	/** Every Nth such request answered 500 internal_server_error. */
+	every500?: number;
+	/** Every Nth such request: the socket is destroyed without an answer. */
+	dropEvery?: number;
+	/** Random delay [min, max] ms before answering. */
+	latencyMs?: [number, number];
+	/** Before answering each List abandoned sessions page, N random sessions get a widget save. */
+	churnSessionsPerPage?: number;
+	/** Applied to list responses (see faults.ts for what each kind does). */
+	malformed?: MalformedKind | null;
+	/** Apply `malformed` only to every Nth list response (default: all). */
+	malformedEvery?: number;
+	/** Every request (that passed auth) answers this. */
+	always?: 429 | 500;
+}
+
+export interface SandboxStats {
+	/** Requests of that key that passed the rate limiter (whatever was answered after, faults included). */
+	accepted: number;
+	/** Requests of that key rejected by the rate limiter (429 rate_limited; injected 429s are not counted here). */
+	rateLimited: number;
+	/** Requests of that key answered with any other status >= 400 (401, 400, 404, 405, 500, injected 429) or dropped. */
+	errors: number;
+	/** Minimum gap in ms between consecutive accepted requests of that key; null with fewer than 2. */
+	minGapMs: number | null;
+}
+
+export interface SandboxKeys {
+	/** The demo workspace's key. */
+	demo: string;
+	/** A second key of the demo workspace, with its own rate budget. */
+	second: string;
+	/** A revoked key of the demo workspace: always 401. */
+	revoked: string;
+	/** The key of another workspace with its own small data set. */
+	other: string;
+}
+
+export interface SandboxClock {
+	/** Date.now() + offset. */
+	now(): number;
+	advance(ms: number): void;
+	setOffsetMs(ms: number): void;
+}
+
+export interface StartSessionInput {
+	formId?: string;
+	contact?: SessionContact;
+	source?: string | null;
+	/** Attribution captured at start (default null). */
+	attribution?: Record<string, string> | null;
+	key?: string;
+}
+
+export interface SaveSessionChange {
+	step?: string;
+	data?: SessionData;
+}
+
+export interface Sandbox {
+	/** API base URL, e.g. http://127.0.0.1:40123 (API paths are /api/v1/...). */
+	url: string;
+	keys: SandboxKeys;
+	/** Every API request received (not control routes), in arrival order. */
+	log: RequestLogEntry[];
+	clearLog(): void;
+	/** Stats of one key (default: the demo key). */
+	stats(key?: string): SandboxStats;
+	/** Replaces the current faults; setFaults({}) clears. */
+	setFaults(f: FaultOptions): void;
+	/** The live data of the key's workspace (default: the demo key's). */
+	workspace(key?: string): Workspace;
+	startSession(input?: StartSessionInput): Session;
+	saveSession(id: string, change?: SaveSessionChange): Session;
+	completeSession(id: string): { session: Session; request: BookingRequest };
+	bookWithoutDraft(input?: { formId?: string; key?: string }): { session: Session; request: BookingRequest };
+	addRequest(input?: Partial<BookingRequest> & { key?: string }): BookingRequest;
+	revokeKey(key: string): void;
+	clock: SandboxClock;
+	close(): Promise<void>;
+}
