@@ -15,7 +15,7 @@ if (!process.env.N8N_USER_FOLDER) {
 }
 
 // eslint-disable-next-line import/first
-import { LoadOptionsContext, PollContext, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, LoadOptionsContext, PollContext, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentials,
@@ -209,18 +209,20 @@ function buildAdditionalData(helper: MemoryCredentialsHelper): IWorkflowExecuteA
 		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://localhost:5678/rest',
 		instanceBaseUrl: 'http://localhost:5678',
-		formBaseUrl: '',
-		formWaitingBaseUrl: '',
-		formTestBaseUrl: '',
-		webhookBaseUrl: '',
-		webhookWaitingBaseUrl: '',
-		webhookTestBaseUrl: '',
-		mcpBaseUrl: '',
-		mcpTestBaseUrl: '',
+		formBaseUrl: 'http://localhost:5678/form',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		formTestBaseUrl: 'http://localhost:5678/form-test',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		mcpBaseUrl: 'http://localhost:5678/mcp',
+		mcpTestBaseUrl: 'http://localhost:5678/mcp-test',
 		variables: {},
 		userId: 'test-user',
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
+
+let executionCounter = 0;
 
 const CREDENTIAL_REF = { bookingRequestsApi: { id: 'cred-1', name: 'Booking Requests (test)' } };
 
@@ -256,7 +258,22 @@ export function createHarness(credentials: TestCredentials): Harness {
 			active: false,
 			nodeTypes,
 		});
-		const run = await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode: input });
+		const runData = {
+			...additionalData,
+			executionId: `exec-${++executionCounter}`,
+			hooks: new ExecutionLifecycleHooks('manual', `exec-${executionCounter}`, {
+				id: workflow.id,
+				name: 'test',
+				active: false,
+				activeVersionId: null,
+				isArchived: false,
+				nodes: workflow.nodes ? Object.values(workflow.nodes) : [],
+				connections: {},
+				createdAt: new Date(),
+				updatedAt: new Date(),
+			} as never),
+		} as IWorkflowExecuteAdditionalData;
+		const run = await new WorkflowExecute(runData, 'manual').run({ workflow, startNode: input });
 		const taskData = run.data.resultData.runData['Booking Requests']?.[0];
 		return {
 			items: taskData?.data?.main?.[0] ?? [],

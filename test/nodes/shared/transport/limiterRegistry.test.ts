@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
+
+import { createHarness } from '../../../harness/n8n';
+import { acceptedGaps, rateLimitedCount } from '../../../helpers/sandboxGaps';
+import type { Sandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
+import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
+import { GAP_MS, limiterFor, limiterIds } from '../../../../nodes/shared/transport/limiterRegistry';
+
+const DIST = path.resolve(__dirname, '../../../../dist');
+const REGISTRY = Symbol.for('n8n-nodes-booking-requests.limiter-registry.v1');
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await startSandbox({ sizes: { forms: 250, requests: 10, sessions: 10 } });
+});
+afterAll(async () => await sandbox.close());
+beforeEach(() => sandbox.clearLog());
+
+describe('limiter registry', () => {
+	test('one limiter per base URL and key hash; the raw key is never part of its id', () => {
+		const key = 'brk_0123456789abcdef0123456789abcdef';
+		const a = limiterFor('https://api.example.com', keyIdOf(key));
+		const b = limiterFor('https://api.example.com', keyIdOf(key));
+		const other = limiterFor('https://api.example.com', keyIdOf('brk_ffffffffffffffffffffffffffffffff'));
+		expect(a).toBe(b);
+		expect(other).not.toBe(a);
+		expect(a.id).toBe(`https://api.example.com#${keyIdOf(key)}`);
+		for (const id of limiterIds()) {
+			expect(id).not.toContain(key);
+			expect(id).not.toContain(key.slice(4));
+		}
+	});
+
+	test('jobs of one key run one at a time, spaced from the previous response', async () => {
+		const limiter = limiterFor('https://spacing.example', 'k1');
+		const starts: number[] = [];
+		const ends: number[] = [];
+		const job = async () => {
+			starts.push(Date.now());
+			await new Promise((resolve) => setTimeout(resolve, 50));
+			ends.push(Date.now());
+		};
+		await Promise.all([limiter.run(job), limiter.run(job), limiter.run(job)]);
+		expect(starts[1] - ends[0]).toBeGreaterThanOrEqual(GAP_MS - 2);
+		expect(starts[2] - ends[1]).toBeGreaterThanOrEqual(GAP_MS - 2);
+	});
+
+	test('pauseFor holds every job of the key (a Retry-After)', async () => {
+		const limiter = limiterFor('https://pause.example', 'k1');
+		await limiter.run(async () => undefined);
+		const before = Date.now();
+		limiter.pauseFor(2500);
+		await limiter.run(async () => undefined);
+		expect(Date.now() - before).toBeGreaterThanOrEqual(2490);
+	});
+
+	test('the built action node and trigger node files share one limiter for the same key', async () => {
+		const actionFile = path.join(DIST, 'nodes/BookingRequests/BookingRequests.node.js');
+		const triggerFile = path.join(DIST, 'nodes/BookingRequestsTrigger/BookingRequestsTrigger.node.js');
+		if (!existsSync(actionFile) || !existsSync(triggerFile)) throw new Error('dist/ is missing: run `npm run build` before the tests');
+		// Each file is a separate bundle with its own copy of the transport code, as n8n loads them.
+		const { BookingRequests } = require(actionFile) as { BookingRequests: new () => INodeType };
+		const { BookingRequestsTrigger } = require(triggerFile) as { BookingRequestsTrigger: new () => INodeType };
+		const action = new BookingRequests();
+		const trigger = new BookingRequestsTrigger();
+		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+		const registry = (globalThis as unknown as Record<symbol, { limiters: Map<string, unknown> }>)[REGISTRY];
+		const before = new Set(registry?.limiters.keys() ?? []);
+
+		const search = (node: INodeType) =>
+			(node.methods!.listSearch!.searchForms as (this: ILoadOptionsFunctions, filter?: string) => Promise<INodeListSearchResult>).call(
+				harness.context() as unknown as ILoadOptionsFunctions,
+			);
+		// 250 forms = 3 pages each, both nodes at once on the same key
+		const [fromAction, fromTrigger] = await Promise.all([search(action), search(trigger)]);
+		expect(fromAction.results).toHaveLength(250);
+		expect(fromTrigger.results).toHaveLength(250);
+
+		const keyHash = hashKey(sandbox.keys.demo);
+		expect(sandbox.log).toHaveLength(6);
+		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
+		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
+		const added = [...(globalThis as unknown as Record<symbol, { limiters: Map<string, unknown> }>)[REGISTRY].limiters.keys()].filter(
+			(id) => !before.has(id),
+		);
+		expect(added).toEqual([`${sandbox.url}#${keyIdOf(sandbox.keys.demo)}`]);
+	});
+});
