@@ -295,9 +295,20 @@ export class N8nRest {
 	 * Runs the credential type's `test` (test.request) through n8n's CredentialsTester, as the
 	 * editor's "Test" / save does. `data` overrides the stored data of credential `id`.
 	 */
-	async testCredential(cred: { id: string; name: string; type: string; data?: Record<string, unknown> }): Promise<CredentialTestResult> {
+	async testCredential(cred: { id: string; name?: string; type?: string; data?: Record<string, unknown> }): Promise<CredentialTestResult> {
+		// like the editor: load the credential (secrets come back redacted), send it to /test;
+		// n8n restores the redacted values from the stored, encrypted data before testing
+		const stored = await this.ok<{ id: string; name: string; type: string; data?: Record<string, unknown> }>(
+			'GET',
+			`/credentials/${cred.id}?includeData=true`,
+		);
 		return this.ok<CredentialTestResult>('POST', '/credentials/test', {
-			credentials: { id: cred.id, name: cred.name, type: cred.type, data: cred.data ?? {} },
+			credentials: {
+				id: stored.id,
+				name: cred.name ?? stored.name,
+				type: cred.type ?? stored.type,
+				data: { ...(stored.data ?? {}), ...(cred.data ?? {}) },
+			},
 		});
 	}
 

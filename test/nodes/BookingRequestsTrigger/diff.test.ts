@@ -389,7 +389,10 @@ describe('sessions moving between pages', () => {
 		const world = new World();
 		const runner = new Runner(world, makeSettings());
 		runner.poll();
-		const sessions = Array.from({ length: 340 }, () => world.start());
+		const sessions = Array.from({ length: 340 }, () => {
+			world.advance(100);
+			return world.start();
+		});
 		for (const session of sessions.slice(0, 40)) world.complete(session);
 		const result = runner.poll();
 		expect(result.calls.sessions).toBe(4);

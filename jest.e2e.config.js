@@ -1,0 +1,19 @@
+/**
+ * End-to-end suite: the packed package inside a REAL n8n (see scripts/n8n/). Slow by nature: the
+ * first run installs Node 24 + n8n into the cache (minutes), every n8n CLI call takes seconds.
+ * Run with: npx jest -c jest.e2e.config.js --runInBand
+ * @type {import('jest').Config}
+ */
+module.exports = {
+	testEnvironment: 'node',
+	rootDir: __dirname,
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['**/*.e2e.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+	globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+	// a cold n8n install happens in globalSetup (no timeout there); tests spawn n8n processes
+	testTimeout: 10 * 60 * 1000,
+	maxWorkers: 1,
+	verbose: true,
+};

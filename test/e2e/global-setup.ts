@@ -1,0 +1,42 @@
+/**
+ * e2e global setup: makes sure the cached Node 24 + n8n exist (a cold install takes minutes; later
+ * runs reuse the cache in seconds), then builds and packs this repository into a scratch dir.
+ * E2E_SKIP_BUILD=1 packs the existing dist/ without `npm run build`.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { packPackage } from '../../scripts/n8n/community-package';
+import { DEFAULT_N8N_VERSION, ensureN8n } from '../../scripts/n8n/runtime';
+import { STATE_ENV, type E2eState } from './helpers/state';
+
+export default async function globalSetup(): Promise<void> {
+	const repoDir = path.resolve(__dirname, '..', '..');
+	const timings: Record<string, number> = {};
+	let t0 = Date.now();
+	const install = await ensureN8n(process.env.E2E_N8N_VERSION || DEFAULT_N8N_VERSION);
+	timings.ensureN8nSeconds = (Date.now() - t0) / 1000;
+
+	const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'booking-requests-e2e-'));
+	let pack: E2eState['pack'];
+	t0 = Date.now();
+	try {
+		pack = await packPackage(repoDir, path.join(workDir, 'pack'), {
+			build: process.env.E2E_SKIP_BUILD !== '1',
+			log: (m) => process.stderr.write(`[e2e] ${m}\n`),
+		});
+	} catch (err) {
+		pack = { error: err instanceof Error ? err.message : String(err) };
+		process.stderr.write(`[e2e] could not build/pack the package; its tests will fail:\n${pack.error}\n`);
+	}
+	timings.buildAndPackSeconds = (Date.now() - t0) / 1000;
+
+	const state: E2eState = { install, workDir, repoDir, pack, timings };
+	const stateFile = path.join(workDir, 'state.json');
+	fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+	process.env[STATE_ENV] = stateFile;
+	process.stderr.write(
+		`[e2e] n8n ${install.version} on node ${install.node.version} ready in ${timings.ensureN8nSeconds.toFixed(1)} s; ` +
+			`package: ${'tarball' in pack ? path.basename(pack.tarball) : 'NOT AVAILABLE'}\n`,
+	);
+}
