@@ -53,8 +53,9 @@ export interface WorkflowImport {
 }
 
 /** A fresh, empty n8n user folder in the OS temp dir (n8n creates `.n8n/` inside). */
-export function makeUserFolder(prefix = 'n8n-user-'): string {
-	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+export function makeUserFolder(parent: string = os.tmpdir(), prefix = 'n8n-user-'): string {
+	fs.mkdirSync(parent, { recursive: true });
+	return fs.mkdtempSync(path.join(parent, prefix));
 }
 
 /** 16-char alphanumeric id (n8n ids are nanoids; `execute --id` needs <= 21 chars). */
