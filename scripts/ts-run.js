@@ -18,6 +18,14 @@ require.extensions['.ts'] = function compileTs(module, filename) {
 	module._compile(code, filename);
 };
 
+// Node tries extensions in registration order: put .ts before .json so that `X.node` resolves to the
+// node's X.node.ts and not to its codex file X.node.json.
+for (const ext of ['.json', '.node']) {
+	const handler = require.extensions[ext];
+	delete require.extensions[ext];
+	require.extensions[ext] = handler;
+}
+
 const [, , entry, ...rest] = process.argv;
 if (!entry) {
 	console.error('usage: node scripts/ts-run.js <file.ts> [args...]');

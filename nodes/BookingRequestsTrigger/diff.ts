@@ -15,6 +15,8 @@
  *   watching or had seen abandoned. Reported once per session (remembered `completed`).
  * - New request: created_at at or above the previous floor and not remembered at the edge.
  * - Baseline (no previous state): nothing is reported; sessions not idle for the delay yet are watched.
+ * - Sessions are watched whenever the session list is read, also when only Session Completed is
+ *   selected, so `recovered` always means "this trigger saw the customer abandon".
  */
 
 import type { BookingRequest, BookingSession } from '../shared/types';
@@ -76,10 +78,6 @@ export function listsFor(settings: TriggerSettings): { sessions: boolean; reques
 	};
 }
 
-/** Whether sessions must be watched for abandonment at all (abandoned events, or recovered completions). */
-function tracksAbandonment(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned || (settings.events.sessionCompleted && settings.onlyRecovered);
-}
 
 /** Activity time of a session: updated_at, else created_at, else null. */
 export function activityOf(session: BookingSession): number | null {
@@ -110,11 +108,9 @@ export function sessionsFloor(previous: TriggerState | undefined, settings: Trig
 		return Math.min(now - settings.abandonedAfterMs, cursor - EDGE_WINDOW_MS);
 	}
 	let floor = state.cursor === null ? -Infinity : state.cursor - EDGE_WINDOW_MS;
-	if (tracksAbandonment(settings)) {
-		// A watched session is only reported once its current copy has been read: read down to it when due.
-		for (const at of Object.values(state.pending)) {
-			if (at + settings.abandonedAfterMs <= now) floor = Math.min(floor, at);
-		}
+	// A watched session is only judged on a copy read in this poll: read down to it when it is due.
+	for (const at of Object.values(state.pending)) {
+		if (at + settings.abandonedAfterMs <= now) floor = Math.min(floor, at);
 	}
 	return floor;
 }
@@ -177,7 +173,6 @@ function diffSessions(
 ): SessionsState {
 	const baseline = previous === undefined;
 	const delay = settings.abandonedAfterMs;
-	const track = tracksAbandonment(settings);
 	const isNew = isNewFn(previous);
 	const pending: Record<string, number> = { ...(previous?.pending ?? {}) };
 	const abandoned: Record<string, [number, number]> = { ...(previous?.abandoned ?? {}) };
@@ -225,7 +220,7 @@ function diffSessions(
 		}
 
 		// Still open (request_id null).
-		if (at === null || !track) continue; // no activity time: idle time unknown, never reported
+		if (at === null) continue; // no activity time: idle time unknown, never reported
 		if (baseline) {
 			// Active when the trigger was activated: watched, so it can still be reported later.
 			if (at + delay > now) pending[id] = at;
@@ -248,7 +243,7 @@ function diffSessions(
 	// Watched sessions still due here were not in the pages read although the pages reached their
 	// activity time: they changed (and will show up at the top as new) or are gone. Not reported.
 	for (const [id, at] of Object.entries(pending)) {
-		if (!track || (at + delay <= now && (seen.has(id) || covered(fetched, at)))) delete pending[id];
+		if (at + delay <= now && (seen.has(id) || covered(fetched, at))) delete pending[id];
 	}
 
 	const cursor = advance(previous?.cursor ?? null, sessions.map(activityOf), now);

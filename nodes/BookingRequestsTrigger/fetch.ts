@@ -120,8 +120,11 @@ export async function readList<T extends { id: string }>(ctx: IPollFunctions, cl
 			if (at < floor) reachedFloor = true;
 		}
 		const pagination = isRecord(body.pagination) ? body.pagination : {};
-		const perPage = Number.isInteger(pagination.per_page) && (pagination.per_page as number) > 0 ? (pagination.per_page as number) : MAX_PER_PAGE;
-		const total = Number.isInteger(pagination.total) && (pagination.total as number) >= 0 ? (pagination.total as number) : undefined;
+		const serverPerPage = Number(pagination.per_page);
+		const serverTotal = Number(pagination.total);
+		const perPage = Number.isInteger(serverPerPage) && serverPerPage > 0 ? serverPerPage : MAX_PER_PAGE;
+		// A total below what this page already shows is wrong: then only a short or empty page ends the list.
+		const total = Number.isInteger(serverTotal) && serverTotal >= (page - 1) * perPage + typed.length ? serverTotal : undefined;
 		const exhausted = typed.length === 0 || typed.length < perPage || (total !== undefined && page * perPage >= total);
 		if (exhausted || reachedFloor || options.firstPageOnly) {
 			return { items, exhausted, lowest, calls: page };

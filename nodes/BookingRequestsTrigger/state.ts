@@ -71,8 +71,9 @@ export interface TriggerState {
 	requests?: ListCursor;
 }
 
-/** Milliseconds of an ISO timestamp; null when missing or unreadable. */
+/** Milliseconds of an ISO timestamp (epoch milliseconds are accepted too); null when missing or unreadable. */
 export function timeOf(value: unknown): number | null {
+	if (typeof value === 'number') return Number.isFinite(value) ? value : null;
 	if (typeof value !== 'string' || value === '') return null;
 	const ms = Date.parse(value);
 	return Number.isFinite(ms) ? ms : null;
@@ -142,7 +143,7 @@ function readCursor(raw: unknown): ListCursor | undefined {
 	if (!isRecord(raw)) return undefined;
 	if (!(raw.cursor === null || isMs(raw.cursor))) return undefined;
 	if (!Array.isArray(raw.edge) || !raw.edge.every((key) => typeof key === 'string')) return undefined;
-	return { cursor: raw.cursor, edge: raw.edge as string[] };
+	return { cursor: raw.cursor, edge: [...(raw.edge as string[])] };
 }
 
 function readNumberRecord(raw: unknown): Record<string, number> | undefined {
@@ -171,8 +172,8 @@ function readSessions(raw: unknown): SessionsState | undefined {
 
 /**
  * The stored state if it is valid and about the same thing (`fingerprint`); otherwise undefined,
- * which makes the next poll take a new baseline. The result is a copy: the caller may not mutate
- * static data through it.
+ * which makes the next poll take a new baseline. The result is a fresh copy (plain objects, not
+ * n8n's observable proxies), so nothing done with it changes the static data.
  */
 export function readState(raw: unknown, fingerprint: string, lists: { sessions: boolean; requests: boolean }): TriggerState | undefined {
 	if (!isRecord(raw) || raw.v !== STATE_VERSION || raw.fp !== fingerprint) return undefined;
@@ -188,8 +189,8 @@ export function readState(raw: unknown, fingerprint: string, lists: { sessions: 
 		since: raw.since,
 		polledAt: raw.polledAt,
 		skewMs: raw.skewMs,
-		...(sessions ? { sessions: structuredClone(sessions) } : {}),
-		...(requests ? { requests: { cursor: requests.cursor, edge: [...requests.edge] } } : {}),
+		...(sessions ? { sessions } : {}),
+		...(requests ? { requests } : {}),
 	};
 }
 

@@ -157,13 +157,19 @@ describe('session abandoned', () => {
 		expect(new Set(fired.map((entry) => entry.eventId)).size).toBe(2);
 	});
 
-	it('only Session Completed selected: sessions are not watched (no pending state)', () => {
+	it('only Session Completed selected: sessions are still watched, so `recovered` tells the truth', () => {
 		const world = new World();
 		const runner = new Runner(world, makeSettings({ events: { sessionAbandoned: false, requestCreated: false } }));
 		runner.poll();
-		world.start();
+		const session = world.start();
 		runner.poll();
-		expect(runner.state!.sessions!.pending).toEqual({});
+		expect(Object.keys(runner.state!.sessions!.pending)).toEqual([session.id]);
+		world.advance(DELAY + MIN);
+		expect(runner.poll().events).toEqual([]); // seen abandoned, not an event here
+		world.complete(session);
+		const result = runner.poll();
+		expect(result.events).toHaveLength(1);
+		expect(result.events[0]).toMatchObject({ event: 'session.completed', recovered: true });
 	});
 });
 

@@ -1,0 +1,101 @@
+/**
+ * `npm run bench`: measures the package against the physical limit of the API contract —
+ * 1 request per second per key and at most 100 items per page, so listing N items needs ceil(N/100)
+ * calls and at least ceil(N/100) - 1 seconds — and prints one table, also written to
+ * bench/results/latest.md and latest.json. Benchmarks report figures; they never pass or fail on time.
+ *
+ * Flags: --quick   scales the 10,000-request row down to 2,000 (said in the table)
+ *        --no-peer skips the rows that run in a real n8n
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import type { RowResult } from './rows';
+
+const ROOT = path.resolve(__dirname, '..');
+const args = new Set(process.argv.slice(2));
+const large = args.has('--quick') ? 2_000 : 10_000;
+
+async function runChild(entry: string, childArgs: string[]): Promise<RowResult[]> {
+	return await new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [path.join(ROOT, 'scripts/ts-run.js'), entry, ...childArgs], {
+			cwd: ROOT,
+			stdio: ['ignore', 'pipe', 'inherit'],
+			env: { ...process.env, N8N_LOG_LEVEL: 'warn' },
+		});
+		let out = '';
+		child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+		child.on('error', reject);
+		child.on('close', (code) => {
+			const last = out.trim().split('\n').pop() ?? '';
+			if (code !== 0) return reject(new Error(`${entry} ${childArgs.join(' ')} exited ${code}`));
+			try {
+				resolve(JSON.parse(last) as RowResult[]);
+			} catch {
+				reject(new Error(`no result from ${entry} ${childArgs.join(' ')}: ${out.slice(-500)}`));
+			}
+		});
+	});
+}
+
+const fmt = (value: number | null, digits = 2) => (value === null || !Number.isFinite(value) ? '–' : value.toFixed(digits));
+
+function table(rows: RowResult[]): string {
+	const header =
+		'| Row | Items | Calls | ceil(N/100) | Calls ratio | Seconds | ceil(N/100)−1 | Time ratio | 429s | Min gap (ms) | Peak RSS (MB) | Notes |\n' +
+		'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|';
+	const lines = rows.map((row) =>
+		[
+			row.row,
+			row.items.toLocaleString('en-US'),
+			row.calls,
+			row.minCalls,
+			fmt(row.calls / row.minCalls),
+			fmt(row.seconds),
+			row.minSeconds,
+			row.minSeconds > 0 ? fmt(row.seconds / row.minSeconds) : '–',
+			row.rateLimited,
+			row.minGapMs === null ? '–' : row.minGapMs.toFixed(0),
+			row.peakRssMb,
+			row.note ?? '',
+		].join(' | '),
+	);
+	return [header, ...lines.map((line) => `| ${line} |`)].join('\n');
+}
+
+async function main() {
+	const started = Date.now();
+	const rows: RowResult[] = [];
+	const plan: Array<[string, string[]]> = [
+		['bench/row-main.ts', ['returnAll', '1000']],
+		['bench/row-main.ts', ['returnAll', String(large)]],
+		['bench/row-main.ts', ['twoExecutions', '1000']],
+		['bench/row-main.ts', ['trigger', '250']],
+	];
+	if (!args.has('--no-peer')) plan.push(['bench/peer.ts', ['1000']]);
+	for (const [entry, childArgs] of plan) {
+		process.stderr.write(`bench: ${entry} ${childArgs.join(' ')}…\n`);
+		rows.push(...(await runChild(entry, childArgs)));
+	}
+	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+	const when = new Date().toISOString();
+	const markdown = [
+		`Benchmark of ${when} on ${machine}${large !== 10_000 ? ` (--quick: the large row lists ${large.toLocaleString('en-US')} instead of 10,000)` : ''}.`,
+		'Sandbox API on loopback enforcing 1 request/second per key; ratios are measured ÷ the contract\'s physical limit (1.00 = at the limit).',
+		'',
+		table(rows),
+		'',
+		`Total run: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+	].join('\n');
+	mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+	writeFileSync(path.join(ROOT, 'bench/results/latest.md'), `${markdown}\n`);
+	writeFileSync(path.join(ROOT, 'bench/results/latest.json'), `${JSON.stringify({ when, machine, rows }, null, 2)}\n`);
+	process.stdout.write(`${markdown}\n`);
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});

@@ -1,0 +1,70 @@
+/**
+ * Runs the trigger's `poll` in n8n's real PollContext (test/harness) across polls, with the workflow
+ * static data persisted like n8n does: as JSON, and — when asked — NOT kept after a poll that returned
+ * null (n8n 1.x saves static data only when a poll emits).
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import type { Harness, PollState } from '../../harness/n8n';
+import type { Sandbox } from '../../sandbox';
+
+export const NODE_DATA_KEY = 'node:Booking Requests Trigger';
+
+export interface PollOutcome {
+	items: IDataObject[] | null;
+	/** API calls the poll made (from the sandbox log). */
+	calls: number;
+	/** Calls per path, e.g. { '/api/v1/abandoned-sessions': 2 }. */
+	byPath: Record<string, number>;
+}
+
+export class TriggerRun {
+	state: PollState = { staticData: {} };
+
+	constructor(
+		private readonly harness: Harness,
+		private readonly sandbox: Sandbox,
+		public parameters: INodeParameters,
+		/** false: the static data of a poll that returned null is thrown away (n8n 1.x). */
+		public keepStateOfNullPolls = true,
+	) {}
+
+	/** The trigger's own state inside the node static data (a JSON copy). */
+	get stored(): IDataObject | undefined {
+		const node = this.state.staticData[NODE_DATA_KEY] as IDataObject | undefined;
+		return node?.bookingRequestsTrigger ? (JSON.parse(JSON.stringify(node.bookingRequestsTrigger)) as IDataObject) : undefined;
+	}
+
+	async poll(mode: 'trigger' | 'manual' = 'trigger'): Promise<PollOutcome> {
+		const saved = JSON.stringify(this.state.staticData);
+		const logStart = this.sandbox.log.length;
+		try {
+			const result = await this.harness.poll(this.parameters, this.state, mode);
+			const items = result ? result[0].map((item) => item.json) : null;
+			const keep = result !== null || this.keepStateOfNullPolls;
+			// What n8n writes to its database is JSON; a poll whose data is not saved leaves the older copy.
+			this.state.staticData = JSON.parse(keep ? JSON.stringify(this.state.staticData) : saved) as IDataObject;
+			return { items, ...this.callsSince(logStart) };
+		} catch (error) {
+			// A failed poll is never saved.
+			this.state.staticData = JSON.parse(saved) as IDataObject;
+			throw error;
+		}
+	}
+
+	private callsSince(start: number): { calls: number; byPath: Record<string, number> } {
+		const entries = this.sandbox.log.slice(start);
+		const byPath: Record<string, number> = {};
+		for (const entry of entries) {
+			const path = entry.path.startsWith('/api/v1/requests/') ? '/api/v1/requests/{id}' : entry.path;
+			byPath[path] = (byPath[path] ?? 0) + 1;
+		}
+		return { calls: entries.length, byPath };
+	}
+}
+
+export const rl = (value: string, mode: 'id' | 'list' = 'id') => ({ __rl: true, mode, value });
+
+export function eventIds(items: IDataObject[] | null): string[] {
+	return (items ?? []).map((item) => String(item.event_id)).sort();
+}
