@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-const UUID_REGEX = '^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$';
+import { formLocator } from '../shared/locators';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -46,28 +46,7 @@ export const triggerProperties: INodeProperties[] = [
 		description:
 			"How long a session must go without activity (on the API server's clock) before it counts as abandoned. Sessions still active are remembered and reported when the delay has passed.",
 	},
-	{
-		displayName: 'Form',
-		name: 'formId',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		description: 'Only sessions and requests of this form. Leave empty for all forms. Changing it takes a new baseline.',
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchForms', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f',
-				validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a valid UUID' } }],
-			},
-		],
-	},
+	formLocator('Only sessions and requests of this form. Leave empty for all forms. Changing it takes a new baseline.'),
 	{
 		displayName: 'Options',
 		name: 'options',
