@@ -17,6 +17,7 @@
  *    the CLI runs in mode 'cli', where a poll node just passes input through. Manual mode is what
  *    the editor's "Fetch test event" uses: POST /rest/workflows/:id/run {triggerToStartFrom:{name}}.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
@@ -62,8 +63,9 @@ export function makeUserFolder(parent: string = os.tmpdir(), prefix = 'n8n-user-
 export function n8nId(seed?: string): string {
 	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 	if (seed) {
-		const clean = seed.replace(/[^A-Za-z0-9]/g, '');
-		return (clean + 'x'.repeat(16)).slice(0, 16);
+		// stable: derived from a hash of the seed
+		const digest = createHash('sha256').update(seed).digest();
+		return Array.from(digest.subarray(0, 16), (b) => alphabet[b % alphabet.length]).join('');
 	}
 	let s = '';
 	for (let i = 0; i < 16; i++) s += alphabet[Math.floor(Math.random() * alphabet.length)];

@@ -431,6 +431,9 @@ export function n8nEnv(install: N8nInstall, userFolder: string, extra: NodeJS.Pr
 	for (const k of Object.keys(env)) {
 		// never inherit an outer n8n configuration
 		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|NODES_|WEBHOOK_URL$)/.test(k)) delete env[k];
+		// Jest sets NODE_ENV=test (and JEST_WORKER_ID): n8n then believes it runs in ITS unit tests,
+		// silences its logger and skips loading nodes - the CLI "succeeds" doing nothing.
+		if (k === 'NODE_ENV' || k.startsWith('JEST_')) delete env[k];
 	}
 	return {
 		...env,
@@ -554,6 +557,11 @@ export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 		}),
 	);
 	const url = `http://127.0.0.1:${port}`;
+	// n8n runs in its own process group (so Ctrl+C reaches only our handler, which stops it in
+	// order); if this process ends without stop(), take the group down with it
+	const onExit = () => killTree(child, 'SIGKILL');
+	process.once('exit', onExit);
+	child.once('exit', () => process.removeListener('exit', onExit));
 	const stop = async () => {
 		if (exited) return;
 		killTree(child, 'SIGTERM');

@@ -1,0 +1,238 @@
+/**
+ * Demo: this package inside a real n8n, talking to the sandbox API.
+ *
+ *   node scripts/ts-run.js scripts/n8n/demo.ts [--headless] [--port 5678] [--sandbox-port 4010]
+ *                                              [--no-build] [--user-folder DIR] [--seed 42]
+ *                                              [--examples DIR (default examples/)]
+ *
+ * 1. ensures Node 24 + n8n in the cache (first run: minutes; then: instant),
+ * 2. `npm run build` + `npm pack` of this repository (--no-build: pack the existing dist/),
+ * 3. starts the sandbox API in this process,
+ * 4. makes a FRESH n8n user folder (temp dir, removed on exit) - unless --user-folder DIR, which is
+ *    kept - installs the tarball into its .n8n/nodes like n8n installs community packages,
+ * 5. imports a `bookingRequestsApi` credential pointing at the sandbox (demo key) and the
+ *    workflows in examples/*.json (their Booking Requests nodes are pointed at that credential),
+ * 6. interactive: `n8n start`, creates the owner account, prints the editor URL, login and key;
+ *    Ctrl+C stops n8n and the sandbox.
+ *    --headless: runs each example once (`n8n execute` when it starts with a Manual Trigger,
+ *    otherwise a manual run of its first trigger through the REST API) and prints item counts per
+ *    node; exits 1 if any example fails.
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startSandbox } from '../../test/sandbox';
+import { installTarball, packPackage } from './community-package';
+import { DEFAULT_OWNER, makeUserFolder, N8nCli, N8nRest, n8nId, type ExecutionResult, type WorkflowImport, type WorkflowNode } from './harness';
+import { ensureN8n, freePort, startN8n, type N8nServer } from './runtime';
+
+const PKG = 'n8n-nodes-booking-requests';
+const CRED_TYPE = 'bookingRequestsApi';
+const CREDENTIAL = { id: 'demoSandboxCred1', name: 'Booking Requests (sandbox, demo key)' };
+const REPO = path.resolve(__dirname, '..', '..');
+
+interface Args {
+	headless: boolean;
+	port?: number;
+	sandboxPort: number;
+	build: boolean;
+	userFolder?: string;
+	seed?: number;
+	examples: string;
+}
+
+function parseArgs(argv: string[]): Args {
+	const args: Args = { headless: false, sandboxPort: 0, build: true, examples: path.join(REPO, 'examples') };
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		const next = () => {
+			const v = argv[++i];
+			if (v === undefined) throw new Error(`${a} needs a value`);
+			return v;
+		};
+		if (a === '--headless') args.headless = true;
+		else if (a === '--port') args.port = Number(next());
+		else if (a === '--sandbox-port') args.sandboxPort = Number(next());
+		else if (a === '--no-build') args.build = false;
+		else if (a === '--user-folder') args.userFolder = path.resolve(next());
+		else if (a === '--seed') args.seed = Number(next());
+		else if (a === '--examples') args.examples = path.resolve(next());
+		else if (a === '--help' || a === '-h') {
+			process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0] + '*/\n');
+			process.exit(0);
+		} else throw new Error(`unknown argument ${a}`);
+	}
+	return args;
+}
+
+const t0 = Date.now();
+const since = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+const say = (msg: string) => process.stdout.write(`[demo ${since()}] ${msg}\n`);
+
+function isTrigger(node: WorkflowNode): boolean {
+	return /trigger$/i.test(node.type) || node.type === 'n8n-nodes-base.start';
+}
+
+/** examples/*.json, pointed at the demo credential, with stable ids. */
+function loadExamples(dir: string): Array<{ file: string; workflow: WorkflowImport }> {
+	if (!fs.existsSync(dir)) return [];
+	return fs
+		.readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((file) => {
+			const raw = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as WorkflowImport;
+			const workflow: WorkflowImport = {
+				...raw,
+				id: raw.id && String(raw.id).length <= 21 ? String(raw.id) : n8nId(`ex${path.basename(file, '.json')}`),
+				name: raw.name || path.basename(file, '.json'),
+				active: false,
+				nodes: raw.nodes.map((node) =>
+					node.type.startsWith(`${PKG}.`) ? { ...node, credentials: { ...(node.credentials ?? {}), [CRED_TYPE]: CREDENTIAL } } : node,
+				),
+			};
+			return { file, workflow };
+		});
+}
+
+function summarise(run: ExecutionResult): string {
+	return Object.entries(run.items)
+		.map(([node, items]) => `${node}: ${items.length}`)
+		.join(', ');
+}
+
+async function main(): Promise<void> {
+	const args = parseArgs(process.argv.slice(2));
+	const cleanups: Array<() => Promise<void> | void> = [];
+	let cleaning: Promise<void> | undefined;
+	const cleanup = () =>
+		(cleaning ??= (async () => {
+			for (const fn of cleanups.reverse()) {
+				try {
+					await fn();
+				} catch (err) {
+					process.stderr.write(`cleanup: ${String(err)}\n`);
+				}
+			}
+		})());
+
+	try {
+		const install = await ensureN8n(undefined, (m) => say(m));
+		say(`n8n ${install.version} on node ${install.node.version} (${install.node.source}) ready`);
+		const timings: Record<string, string> = { runtime: since() };
+
+		const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'booking-demo-pack-'));
+		cleanups.push(() => fs.rmSync(packDir, { recursive: true, force: true }));
+		const packed = await packPackage(REPO, packDir, { build: args.build, log: say });
+		say(`packed ${path.basename(packed.tarball)}`);
+		timings.pack = since();
+
+		// the sandbox runs in this process: n8n is always spawned asynchronously, so it can answer
+		const sandbox = await startSandbox({ port: args.sandboxPort, seed: args.seed });
+		cleanups.push(() => sandbox.close());
+		say(`sandbox API on ${sandbox.url}`);
+
+		const userFolder = args.userFolder ?? makeUserFolder(undefined, 'booking-demo-n8n-');
+		if (!args.userFolder) cleanups.push(() => fs.rmSync(userFolder, { recursive: true, force: true }));
+		await installTarball(userFolder, packed.tarball);
+		const cli = new N8nCli(install, userFolder);
+		await cli.importCredentials([{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
+		const examples = loadExamples(args.examples);
+		if (examples.length) await cli.importWorkflows(examples.map((e) => e.workflow));
+		say(`n8n user folder ${userFolder}: package installed, credential + ${examples.length} example workflow(s) imported`);
+		timings.imported = since();
+
+		let server: N8nServer | undefined;
+		const ensureServer = async (port?: number) => {
+			if (server) return server;
+			const s = await startN8n({ userFolder, install, port });
+			server = s;
+			cleanups.push(() => s.stop());
+			return s;
+		};
+
+		if (args.headless) {
+			let failed = 0;
+			let rest: N8nRest | undefined;
+			for (const { file, workflow } of examples) {
+				let run: ExecutionResult;
+				let how: string;
+				try {
+					if (workflow.nodes.some((n) => n.type === 'n8n-nodes-base.manualTrigger')) {
+						how = 'n8n execute';
+						run = await cli.execute(workflow.id);
+					} else {
+						const trigger = workflow.nodes.find(isTrigger);
+						if (!trigger) throw new Error('no trigger node to start from');
+						how = `manual run of "${trigger.name}"`;
+						if (!rest) {
+							const s = await ensureServer();
+							rest = new N8nRest(s.url, install);
+							await rest.setupOwner();
+						}
+						run = await rest.runFromTrigger(workflow.id, trigger.name);
+					}
+				} catch (err) {
+					failed++;
+					say(`FAIL ${file}: ${err instanceof Error ? err.message : String(err)}`);
+					continue;
+				}
+				if (run.ok) say(`ok   ${file} (${how}) items per node: ${summarise(run)}`);
+				else {
+					failed++;
+					say(`FAIL ${file} (${how}): ${run.error?.message ?? 'error'}${run.error?.description ? ` - ${run.error.description}` : ''}`);
+				}
+			}
+			timings.done = since();
+			say(`timings (since start): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+			say(`${examples.length - failed} passed, ${failed} failed`);
+			await cleanup();
+			process.exit(failed ? 1 : 0);
+		}
+
+		const wanted = args.port ?? 5678;
+		const port = (await isFree(wanted)) ? wanted : await freePort();
+		const s = await ensureServer(port);
+		const rest = new N8nRest(s.url, install);
+		await rest.setupOwner(DEFAULT_OWNER);
+		timings.serverReady = since();
+		process.stdout.write(
+			[
+				'',
+				`  n8n editor:      http://localhost:${s.port}`,
+				`  login:           ${DEFAULT_OWNER.email} / ${DEFAULT_OWNER.password}`,
+				`  credential:      "${CREDENTIAL.name}" (already set up)`,
+				`  sandbox API:     ${sandbox.url}`,
+				`  demo API key:    ${sandbox.keys.demo}`,
+				`  revoked key:     ${sandbox.keys.revoked} (to see a 401)`,
+				`  examples:        ${examples.map((e) => e.workflow.name).join(', ') || '(none in examples/)'}`,
+				`  started in:      ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+				'',
+				'  Ctrl+C stops n8n and the sandbox.',
+				'',
+			].join('\n'),
+		);
+		await new Promise<void>((resolve) => {
+			process.once('SIGINT', resolve);
+			process.once('SIGTERM', resolve);
+		});
+		say('stopping ...');
+		await cleanup();
+		process.exit(0);
+	} catch (err) {
+		process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+		await cleanup();
+		process.exit(1);
+	}
+}
+
+async function isFree(port: number): Promise<boolean> {
+	return new Promise((resolve) => {
+		const srv = net.createServer();
+		srv.once('error', () => resolve(false));
+		srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+	});
+}
+
+void main();
