@@ -1,0 +1,154 @@
+/**
+ * Peer rows: the same listing of N requests in a real n8n (the version of the e2e suite), with
+ *  (a) this package's node (Return All), and
+ *  (b) n8n's HTTP Request node configured as a careful user would: `page` query parameter updated in
+ *      each request, per_page=100, 1,000 ms between requests, complete when a page is empty or
+ *      page × per_page ≥ total.
+ * Each is run twice: clean, and with the sandbox answering 429 to every 5th request.
+ * Seconds are measured at the server (first to last request it received), so n8n's CLI start-up
+ * and the REST round trips are not counted against either side.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { installTarball, packPackage } from '../scripts/n8n/community-package';
+import { makeUserFolder, N8nCli, N8nRest, type ExecutionResult, type WorkflowImport } from '../scripts/n8n/harness';
+import { ensureN8n, startN8n } from '../scripts/n8n/runtime';
+import { acceptedGaps, rateLimitedCount } from '../test/helpers/sandboxGaps';
+import { hashKey, startSandbox } from '../test/sandbox';
+import type { RowResult } from './rows';
+
+const REPO = path.resolve(__dirname, '..');
+const n = Number(process.argv[2] ?? 1000);
+const log = (message: string) => process.stderr.write(`peer: ${message}\n`);
+
+const CREDS = {
+	package: { id: 'benchPkgCred0001', name: 'Booking Requests (bench)' },
+	header: { id: 'benchHdrCred0001', name: 'Bearer header (bench)' },
+};
+
+function manual(id: string, node: Record<string, unknown>): WorkflowImport {
+	return {
+		id,
+		name: id,
+		nodes: [
+			{ id: 'm', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'l', name: 'List', position: [220, 0], ...node } as WorkflowImport['nodes'][number],
+		],
+		connections: { Start: { main: [[{ node: 'List', type: 'main', index: 0 }]] } },
+	};
+}
+
+function countItems(result: ExecutionResult, viaHttpNode: boolean): number {
+	const items = result.items.List ?? [];
+	if (!viaHttpNode) return items.length;
+	return items.reduce((sum, page) => sum + (Array.isArray(page.items) ? page.items.length : 0), 0);
+}
+
+/** Peak resident memory of the n8n process (Linux VmHWM), in MB. */
+function n8nPeakRssMb(pid: number): number {
+	try {
+		const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+		return match ? Math.round(Number(match[1]) / 1024) : NaN;
+	} catch {
+		return NaN;
+	}
+}
+
+async function main() {
+	const install = await ensureN8n(undefined, log);
+	const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-peer-'));
+	const pack = await packPackage(REPO, work, { build: !fs.existsSync(path.join(REPO, 'dist/nodes')), log });
+	const sandbox = await startSandbox({ sizes: { requests: n, sessions: 10 } });
+	const userFolder = makeUserFolder(work);
+	await installTarball(userFolder, pack.tarball);
+	const cli = new N8nCli(install, userFolder, { N8N_LOG_LEVEL: 'info' });
+	await cli.importCredentials([
+		{ ...CREDS.package, type: 'bookingRequestsApi', data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } },
+		{ ...CREDS.header, type: 'httpHeaderAuth', data: { name: 'Authorization', value: `Bearer ${sandbox.keys.demo}` } },
+	]);
+	await cli.importWorkflows([
+		manual('benchPackageNode', {
+			type: 'n8n-nodes-booking-requests.bookingRequests',
+			typeVersion: 1,
+			parameters: { resource: 'bookingRequest', operation: 'getAll', returnAll: true, simplify: false },
+			credentials: { bookingRequestsApi: CREDS.package },
+		}),
+		manual('benchHttpRequest', {
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			parameters: {
+				url: `${sandbox.url}/api/v1/requests`,
+				authentication: 'genericCredentialType',
+				genericAuthType: 'httpHeaderAuth',
+				sendQuery: true,
+				queryParameters: { parameters: [{ name: 'per_page', value: '100' }] },
+				options: {
+					pagination: {
+						pagination: {
+							paginationMode: 'updateAParameterInEachRequest',
+							parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
+							paginationCompleteWhen: 'other',
+							completeExpression:
+								'={{ $response.body.items.length === 0 || $response.body.pagination.page * $response.body.pagination.per_page >= $response.body.pagination.total }}',
+							requestInterval: 1000,
+						},
+					},
+				},
+			},
+			credentials: { httpHeaderAuth: CREDS.header },
+		}),
+	]);
+
+	const server = await startN8n({ userFolder, install });
+	const rest = new N8nRest(server.url, install);
+	await rest.setupOwner();
+
+	const rows: RowResult[] = [];
+	const keyHash = hashKey(sandbox.keys.demo);
+	for (const [workflowId, label, viaHttpNode] of [
+		['benchPackageNode', 'this node, Return All', false],
+		['benchHttpRequest', 'HTTP Request node, page parameter + 1,000 ms interval', true],
+	] as const) {
+		for (const injected of [false, true]) {
+			sandbox.setFaults(injected ? { every429: 5 } : {});
+			sandbox.clearLog();
+			await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh rate budget
+			log(`${label}${injected ? ' with 429 every 5th' : ''}`);
+			// A manual run through the REST API, as from the editor: `n8n execute --rawOutput` prints the
+			// whole run data and n8n exits before a pipe has taken several MB of it.
+			const result = await rest.runFromTrigger(workflowId, 'Start', 600_000);
+			const entries = sandbox.log;
+			const span = entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0;
+			const got = countItems(result, viaHttpNode);
+			const gaps = acceptedGaps(entries, keyHash);
+			const outcome = result.ok
+				? got === n
+					? `complete: ${got} items`
+					: `INCOMPLETE: ${got} of ${n} items`
+				: `FAILED: ${(result.nodeErrors.List?.message ?? result.error?.message ?? 'error').slice(0, 80)}`;
+			rows.push({
+				row: `Real n8n ${install.version}: ${label}${injected ? ', sandbox injects 429 every 5th request' : ''}`,
+				items: got,
+				calls: entries.length,
+				minCalls: Math.ceil(n / 100),
+				seconds: span,
+				minSeconds: Math.ceil(n / 100) - 1,
+				rateLimited: rateLimitedCount(entries, keyHash) + entries.filter((entry) => entry.fault === 'every429').length,
+				minGapMs: gaps.length ? Math.min(...gaps) : null,
+				peakRssMb: n8nPeakRssMb(server.pid),
+				note: `${outcome}; seconds at the server; RSS = n8n process peak so far`,
+			});
+		}
+	}
+	await server.stop();
+	await sandbox.close();
+	fs.rmSync(work, { recursive: true, force: true });
+	process.stdout.write(`\n${JSON.stringify(rows)}\n`);
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});
