@@ -3,7 +3,7 @@
  *
  *   node scripts/ts-run.js scripts/n8n/demo.ts [--headless] [--port 5678] [--sandbox-port 4010]
  *                                              [--no-build] [--user-folder DIR] [--seed 42]
- *                                              [--examples DIR (default examples/)]
+ *                                              [--examples DIR (default examples/)] [--cli]
  *
  * 1. ensures Node 24 + n8n in the cache (first run: minutes; then: instant),
  * 2. `npm run build` + `npm pack` of this repository (--no-build: pack the existing dist/),
@@ -14,9 +14,11 @@
  *    workflows in examples/*.json (their Booking Requests nodes are pointed at that credential),
  * 6. interactive: `n8n start`, creates the owner account, prints the editor URL, login and key;
  *    Ctrl+C stops n8n and the sandbox.
- *    --headless: runs each example once (`n8n execute` when it starts with a Manual Trigger,
- *    otherwise a manual run of its first trigger through the REST API) and prints item counts per
- *    node; exits 1 if any example fails.
+ *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
+ *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
+ *    first trigger) and prints item counts per node; exits 1 if any example fails.
+ *    --headless --cli: Manual-Trigger examples run with `n8n execute` instead (mode 'cli', like a
+ *    production run; one n8n process each, so about 15 s slower per example).
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -24,7 +26,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startSandbox } from '../../test/sandbox';
 import { installTarball, packPackage } from './community-package';
-import { DEFAULT_OWNER, makeUserFolder, N8nCli, N8nRest, n8nId, type ExecutionResult, type WorkflowImport, type WorkflowNode } from './harness';
+import { DEFAULT_OWNER, loadExampleWorkflows, makeUserFolder, N8nCli, N8nRest, type ExecutionResult } from './harness';
 import { ensureN8n, freePort, startN8n, type N8nServer } from './runtime';
 
 const PKG = 'n8n-nodes-booking-requests';
@@ -40,10 +42,11 @@ interface Args {
 	userFolder?: string;
 	seed?: number;
 	examples: string;
+	cli: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-	const args: Args = { headless: false, sandboxPort: 0, build: true, examples: path.join(REPO, 'examples') };
+	const args: Args = { headless: false, sandboxPort: 0, build: true, examples: path.join(REPO, 'examples'), cli: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const next = () => {
@@ -58,6 +61,7 @@ function parseArgs(argv: string[]): Args {
 		else if (a === '--user-folder') args.userFolder = path.resolve(next());
 		else if (a === '--seed') args.seed = Number(next());
 		else if (a === '--examples') args.examples = path.resolve(next());
+		else if (a === '--cli') args.cli = true;
 		else if (a === '--help' || a === '-h') {
 			process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0] + '*/\n');
 			process.exit(0);
@@ -69,32 +73,6 @@ function parseArgs(argv: string[]): Args {
 const t0 = Date.now();
 const since = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 const say = (msg: string) => process.stdout.write(`[demo ${since()}] ${msg}\n`);
-
-function isTrigger(node: WorkflowNode): boolean {
-	return /trigger$/i.test(node.type) || node.type === 'n8n-nodes-base.start';
-}
-
-/** examples/*.json, pointed at the demo credential, with stable ids. */
-function loadExamples(dir: string): Array<{ file: string; workflow: WorkflowImport }> {
-	if (!fs.existsSync(dir)) return [];
-	return fs
-		.readdirSync(dir)
-		.filter((f) => f.endsWith('.json'))
-		.sort()
-		.map((file) => {
-			const raw = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as WorkflowImport;
-			const workflow: WorkflowImport = {
-				...raw,
-				id: raw.id && String(raw.id).length <= 21 ? String(raw.id) : n8nId(`ex${path.basename(file, '.json')}`),
-				name: raw.name || path.basename(file, '.json'),
-				active: false,
-				nodes: raw.nodes.map((node) =>
-					node.type.startsWith(`${PKG}.`) ? { ...node, credentials: { ...(node.credentials ?? {}), [CRED_TYPE]: CREDENTIAL } } : node,
-				),
-			};
-			return { file, workflow };
-		});
-}
 
 function summarise(run: ExecutionResult): string {
 	return Object.entries(run.items)
@@ -138,7 +116,8 @@ async function main(): Promise<void> {
 		await installTarball(userFolder, packed.tarball);
 		const cli = new N8nCli(install, userFolder);
 		await cli.importCredentials([{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
-		const examples = loadExamples(args.examples);
+		timings.credential = since();
+		const examples = loadExampleWorkflows(args.examples, CREDENTIAL, { pkg: PKG, credentialType: CRED_TYPE });
 		if (examples.length) await cli.importWorkflows(examples.map((e) => e.workflow));
 		say(`n8n user folder ${userFolder}: package installed, credential + ${examples.length} example workflow(s) imported`);
 		timings.imported = since();
@@ -155,33 +134,37 @@ async function main(): Promise<void> {
 		if (args.headless) {
 			let failed = 0;
 			let rest: N8nRest | undefined;
-			for (const { file, workflow } of examples) {
+			const connect = async () => {
+				if (rest) return rest;
+				const s = await ensureServer();
+				const r = new N8nRest(s.url, install);
+				await r.setupOwner();
+				timings.serverReady = since();
+				say(`n8n started on ${s.url}`);
+				return (rest = r);
+			};
+			for (const { file, workflow, via, startNode } of examples) {
 				let run: ExecutionResult;
 				let how: string;
+				const started = Date.now();
 				try {
-					if (workflow.nodes.some((n) => n.type === 'n8n-nodes-base.manualTrigger')) {
+					if (via === 'execute' && args.cli) {
 						how = 'n8n execute';
 						run = await cli.execute(workflow.id);
 					} else {
-						const trigger = workflow.nodes.find(isTrigger);
-						if (!trigger) throw new Error('no trigger node to start from');
-						how = `manual run of "${trigger.name}"`;
-						if (!rest) {
-							const s = await ensureServer();
-							rest = new N8nRest(s.url, install);
-							await rest.setupOwner();
-						}
-						run = await rest.runFromTrigger(workflow.id, trigger.name);
+						how = `manual run from "${startNode}"`;
+						run = await (await connect()).runFromTrigger(workflow.id, startNode);
 					}
 				} catch (err) {
 					failed++;
 					say(`FAIL ${file}: ${err instanceof Error ? err.message : String(err)}`);
 					continue;
 				}
-				if (run.ok) say(`ok   ${file} (${how}) items per node: ${summarise(run)}`);
+				const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+				if (run.ok) say(`ok   ${file} (${how}, ${took}) items per node: ${summarise(run)}`);
 				else {
 					failed++;
-					say(`FAIL ${file} (${how}): ${run.error?.message ?? 'error'}${run.error?.description ? ` - ${run.error.description}` : ''}`);
+					say(`FAIL ${file} (${how}, ${took}): ${run.error?.message ?? 'error'}${run.error?.description ? ` - ${run.error.description}` : ''}`);
 				}
 			}
 			timings.done = since();

@@ -118,6 +118,72 @@ export class N8nCli {
 }
 
 // ---------------------------------------------------------------------------------------------
+// example workflows (examples/*.json)
+// ---------------------------------------------------------------------------------------------
+
+export interface ExampleWorkflow {
+	/** File name, e.g. `session-funnel.json`. */
+	file: string;
+	workflow: WorkflowImport;
+	/**
+	 * How to run it once: `execute` (`n8n execute`, needs a Manual Trigger) or `trigger` (a manual
+	 * run of `startNode` through the REST API, the editor's "Fetch Test Event").
+	 */
+	via: 'execute' | 'trigger';
+	/** The node the run starts from. */
+	startNode: string;
+}
+
+const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
+
+function isTriggerNode(node: WorkflowNode): boolean {
+	return /trigger$/i.test(node.type) || node.type === 'n8n-nodes-base.start';
+}
+
+/**
+ * The example workflows of `dir` (sorted by file name), ready to import: every node of `pkg`
+ * (`<pkg>.<node>`) is pointed at `credential` (type `credentialType`), ids are kept when n8n's
+ * `execute --id` accepts them (<= 21 chars) and derived from the file name otherwise.
+ */
+export function loadExampleWorkflows(
+	dir: string,
+	credential: { id: string; name: string },
+	opts: { pkg?: string; credentialType?: string } = {},
+): ExampleWorkflow[] {
+	const pkg = opts.pkg ?? 'n8n-nodes-booking-requests';
+	const credentialType = opts.credentialType ?? 'bookingRequestsApi';
+	if (!fs.existsSync(dir)) return [];
+	return fs
+		.readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((file) => {
+			const base = path.basename(file, '.json');
+			const raw = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as WorkflowImport;
+			if (!Array.isArray(raw.nodes)) throw new Error(`${file}: not an n8n workflow (no "nodes" array)`);
+			const workflow: WorkflowImport = {
+				...raw,
+				id: raw.id && String(raw.id).length <= 21 ? String(raw.id) : n8nId(`ex${base}`),
+				name: raw.name || base,
+				active: false,
+				nodes: raw.nodes.map((node) =>
+					node.type.startsWith(`${pkg}.`) ? { ...node, credentials: { ...(node.credentials ?? {}), [credentialType]: credential } } : node,
+				),
+			};
+			// `n8n execute` starts from the FIRST trigger in the node list (Workflow.getStartNode), so a
+			// Manual Trigger is only usable when it comes before every other trigger
+			const triggers = workflow.nodes.filter((n) => isTriggerNode(n) && n.disabled !== true);
+			const first = triggers[0];
+			if (!first) throw new Error(`${file}: no trigger node to start from`);
+			if (first.type === MANUAL_TRIGGER) return { file, workflow, via: 'execute' as const, startNode: first.name };
+			if (triggers.some((n) => n.type === MANUAL_TRIGGER)) {
+				throw new Error(`${file}: put the Manual Trigger before the other triggers in "nodes" (n8n execute starts from the first one)`);
+			}
+			return { file, workflow, via: 'trigger' as const, startNode: first.name };
+		});
+}
+
+// ---------------------------------------------------------------------------------------------
 // run data
 // ---------------------------------------------------------------------------------------------
 
