@@ -3,10 +3,17 @@
  * codex files.
  *
  * Why bundle: n8n installs community packages without their dependencies' dependencies being
- * guaranteed, and n8n's linter forbids runtime `dependencies`, so Bottleneck (and everything else the
- * nodes use at run time, except n8n-workflow which n8n provides) is inlined into each entry file.
- * Each entry gets its own copy of the shared code; the limiter registry is kept on `globalThis`
- * (nodes/shared/transport/limiterRegistry.ts) so all of them still share one budget per key.
+ * guaranteed, and n8n's linter forbids runtime `dependencies`, so Bottleneck and ioredis (and everything
+ * else the nodes use at run time, except n8n-workflow which n8n provides) are inlined into each entry
+ * file. Each entry gets its own copy of the shared code; the limiter registries are kept on `globalThis`
+ * (nodes/shared/transport/limiterRegistry.ts, redisLimiter.ts) so all of them still share one budget
+ * per key and one Redis connection per URL.
+ *
+ * Patches: every `patches/<package>+<version>.patch` (patch-package format) is applied to the bundled
+ * copy of that package while esbuild reads it, not to node_modules (.npmrc sets ignore-scripts, so
+ * patch-package's postinstall never runs). The build fails if the installed version differs from the
+ * patch's or a hunk no longer matches. Today: Bottleneck 2.19.5's Redis datastore on Redis 7 (see
+ * patches/README.md).
  */
 const { src, dest, series } = require('gulp');
 const esbuild = require('esbuild');
@@ -30,7 +37,74 @@ async function clean() {
 	fs.rmSync(DIST, { recursive: true, force: true });
 }
 
+/** Reads patches/*.patch (patch-package's format, parsed with patch-package's own parser). */
+function loadPatches() {
+	const dir = path.join(ROOT, 'patches');
+	if (!fs.existsSync(dir)) return [];
+	const { parsePatchFile } = require('patch-package/dist/patch/parse');
+	const patches = [];
+	for (const name of fs.readdirSync(dir).filter((file) => file.endsWith('.patch'))) {
+		const match = /^(.+)\+(\d[^+]*)\.patch$/.exec(name.replace(/\+\+/g, '/'));
+		if (!match) throw new Error(`patches/${name}: expected <package>+<version>.patch`);
+		const [, packageName, version] = match;
+		const installed = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', packageName, 'package.json'), 'utf8')).version;
+		if (installed !== version) {
+			throw new Error(`patches/${name} is for ${packageName}@${version}, but ${installed} is installed: check the patch is still needed and update it.`);
+		}
+		for (const effect of parsePatchFile(fs.readFileSync(path.join(dir, name), 'utf8'))) {
+			if (effect.type !== 'patch') throw new Error(`patches/${name}: only file modifications are supported (${effect.type} ${effect.path})`);
+			patches.push({ name, file: path.join(ROOT, effect.path), hunks: effect.hunks, applied: false });
+		}
+	}
+	return patches;
+}
+
+/** Applies the hunks of one file's patch to its text; each hunk must match exactly once. */
+function applyHunks(source, patch) {
+	let text = source;
+	for (const hunk of patch.hunks) {
+		const before = [];
+		const after = [];
+		for (const part of hunk.parts) {
+			if (part.type !== 'insertion') before.push(...part.lines);
+			if (part.type !== 'deletion') after.push(...part.lines);
+		}
+		const from = `${before.join('\n')}\n`;
+		const to = `${after.join('\n')}\n`;
+		const found = text.split(from).length - 1;
+		if (found === 1) text = text.replace(from, () => to);
+		// Already applied (someone ran `npx patch-package` on node_modules): keep it.
+		else if (!(found === 0 && text.split(to).length - 1 === 1)) {
+			throw new Error(
+				`patches/${patch.name}: the hunk at line ${hunk.header.original.start} of ${path.relative(ROOT, patch.file)} matches ${found} times`,
+			);
+		}
+	}
+	return text;
+}
+
+/** esbuild plugin: serves the patched text of patched package files. */
+function patchPackagesPlugin(patches) {
+	const byFile = new Map(patches.map((patch) => [patch.file, patch]));
+	const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	return {
+		name: 'patch-packages',
+		setup(build) {
+			if (byFile.size === 0) return;
+			const filter = new RegExp(`(${[...byFile.keys()].map((file) => escape(path.basename(file))).join('|')})$`);
+			build.onLoad({ filter }, async (args) => {
+				const patch = byFile.get(fs.realpathSync(args.path)) ?? byFile.get(args.path);
+				if (!patch) return undefined;
+				const contents = applyHunks(fs.readFileSync(args.path, 'utf8'), patch);
+				patch.applied = true;
+				return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+			});
+		},
+	};
+}
+
 async function bundle() {
+	const patches = loadPatches();
 	const entryPoints = [
 		...listFiles(path.join(ROOT, 'nodes'), (name) => name.endsWith('.node.ts')),
 		...listFiles(path.join(ROOT, 'credentials'), (name) => name.endsWith('.credentials.ts')),
@@ -47,7 +121,12 @@ async function bundle() {
 		sourcemap: true,
 		external: ['n8n-workflow'],
 		logLevel: 'warning',
+		plugins: [patchPackagesPlugin(patches)],
 	});
+	const unused = patches.filter((patch) => !patch.applied);
+	if (unused.length > 0) {
+		throw new Error(`Patched file(s) not part of the bundle, so the patch was not applied: ${unused.map((p) => path.relative(ROOT, p.file)).join(', ')}`);
+	}
 }
 
 function copyAssets() {
@@ -57,5 +136,7 @@ function copyAssets() {
 }
 
 exports.clean = clean;
+exports.loadPatches = loadPatches;
+exports.applyHunks = applyHunks;
 exports.build = series(clean, bundle, copyAssets);
 exports.default = exports.build;

@@ -45,6 +45,18 @@ export class BookingRequestsApi implements ICredentialType {
 			description:
 				"The API's base address, without /api/v1. Must be https://, except http://localhost or 127.0.0.1 for a local sandbox.",
 		},
+		// The URL may carry the Redis password (redis://:password@host), so it is masked like one.
+		// eslint-disable-next-line @n8n/community-nodes/credential-unnecessary-password
+		{
+			displayName: 'Shared Rate Limit: Redis URL',
+			name: 'redisUrl',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			placeholder: 'redis://:password@redis:6379/0',
+			description:
+				'Optional, for n8n queue mode (a main process and workers): a Redis that every n8n process can reach, e.g. the one queue mode uses. Then all processes using this API key share one budget of 1 request per second. redis:// or rediss:// (TLS). Leave empty for a single n8n process.',
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {

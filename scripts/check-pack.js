@@ -22,6 +22,8 @@ for (const file of pkg.n8n.nodes) {
 	const code = fs.readFileSync(path.join(out, 'package', file), 'utf8');
 	if (!code.includes('Bottleneck')) problems.push(`${file} does not bundle Bottleneck`);
 	if (/require\(["']bottleneck["']\)/.test(code)) problems.push(`${file} requires bottleneck at run time`);
+	if (!code.includes('IORedisConnection') || /require\(["']ioredis["']\)/.test(code)) problems.push(`${file} does not bundle ioredis`);
+	if (!code.includes('replace(/^ERR /')) problems.push(`${file}: Bottleneck Redis 7 patch missing`);
 }
 const files = packed[0].files.map((f) => f.path);
 console.log(`${packed[0].filename}: ${files.length} files, ${(packed[0].size / 1024).toFixed(0)} kB packed`);
@@ -29,4 +31,4 @@ if (problems.length) {
 	console.error(problems.join('\n'));
 	process.exit(1);
 }
-console.log('pack check: ok (no dependencies, nodes and credentials present, Bottleneck bundled)');
+console.log('pack check: ok (no dependencies, nodes and credentials present, Bottleneck + ioredis bundled, Redis 7 patch applied)');

@@ -67,7 +67,9 @@ function explain(failure: Failure, ctx: FailureContext): Explained {
 				code: 'invalid_response',
 				httpCode: String(failure.status),
 				message: `The server answered ${failure.status} with ${failure.looksLikeHtml ? 'an HTML page' : 'a body that is not JSON'} instead of the API's JSON`,
-				description: `This usually means the Base URL (${ctx.baseUrl}) points at a website, a proxy or a login page rather than the API. The API's paths start with /api/v1/.`,
+				description: failure.looksLikeHtml
+					? `This usually means the Base URL (${ctx.baseUrl}) points at a website, a proxy or a login page rather than the API. The API's paths start with /api/v1/.`
+					: `The body could not be read as JSON: it may have been cut off on the way (a dropped connection, a proxy or gateway limit), or the Base URL (${ctx.baseUrl}) points at something other than the API. Nothing was returned for this call; run the workflow again, and if it persists check the Base URL and any proxy in between.`,
 			};
 		case 'malformed':
 			return {
@@ -162,11 +164,39 @@ export function errorCodeOf(error: unknown): string | undefined {
 	return typeof body?.error === 'string' ? body.error : undefined;
 }
 
+/** Node / OpenSSL codes of a TLS failure: the https connection itself could not be set up. */
+const TLS_CODE = /^(EPROTO|ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH$)/;
+
+/** The TLS error code anywhere in the chain n8n wraps around a failed request. */
+function tlsCodeOf(error: unknown): string | undefined {
+	let current = error as { code?: unknown; cause?: unknown } | undefined;
+	for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+		if (typeof current.code === 'string' && TLS_CODE.test(current.code)) return current.code;
+		current = current.cause as typeof current;
+	}
+	return undefined;
+}
+
 /**
  * Errors of this package are already NodeApiError / NodeOperationError with their item index; anything
- * else (a bug, a cancelled execution) is wrapped so n8n shows it on the node and item.
+ * else (a bug, a cancelled execution) is wrapped so n8n shows it on the node and item. A failed https
+ * handshake (n8n's own NodeApiError around an OpenSSL message) becomes an error that says what to check;
+ * it is never retried, as it fails the same way every time.
  */
 export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	const tls = tlsCodeOf(error);
+	if (tls) {
+		const message = 'Could not set up a secure (https) connection to the Booking Requests API';
+		return new NodeApiError(
+			node,
+			{ error: 'tls_error', message },
+			{
+				message,
+				description: `TLS error ${tls}. Check the credential's Base URL: the scheme and port must be those of the API's https address (a server that only speaks http:// fails like this), and the server's certificate must be valid for that host name and trusted by n8n.`,
+				itemIndex,
+			},
+		);
+	}
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return new NodeOperationError(node, error as Error, { itemIndex });
 }

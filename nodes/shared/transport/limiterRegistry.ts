@@ -1,6 +1,7 @@
 import Bottleneck from 'bottleneck';
 
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../constants';
+import { sharedLimiterFor } from './redisLimiter';
 
 /**
  * One limiter per (base URL, API key) per process, shared by every node, execution and
@@ -20,6 +21,9 @@ import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../constants';
  *    and until any Retry-After pause is over.
  * Retries never use Bottleneck's `failed` event (that re-runs a job without `minTime`); the caller
  * schedules each retry as a new job.
+ *
+ * With a Redis URL in the credential (n8n queue mode), the limiter of a key is shared by every process
+ * through Redis instead (redisLimiter.ts); without one, nothing here touches Redis.
  */
 
 export interface KeyLimiter {
@@ -84,9 +88,11 @@ function createKeyLimiter(id: string, gapMs: number): KeyLimiter {
 
 /**
  * The limiter for one API key at one base URL. `keyId` is a hash of the key (see keyId.ts): the raw
- * key is never part of a limiter id.
+ * key is never part of a limiter id. With `redisUrl` (the credential's "Shared Rate Limit: Redis URL"),
+ * the limiter is shared through that Redis by every process using the key.
  */
-export function limiterFor(baseUrl: string, keyId: string): KeyLimiter {
+export function limiterFor(baseUrl: string, keyId: string, redisUrl?: string): KeyLimiter {
+	if (redisUrl) return sharedLimiterFor(redisUrl, baseUrl, keyId);
 	const id = `${baseUrl}#${keyId}`;
 	const { limiters } = registry();
 	let limiter = limiters.get(id);

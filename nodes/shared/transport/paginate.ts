@@ -8,8 +8,10 @@ import { apiRequest, resolveTarget } from './request';
 /**
  * The one paginator. Lists are `{ items, pagination: { page, per_page, total } }`; to read everything,
  * increase `page` until `items` is empty or `page * per_page >= total` (contract). The server's
- * `per_page` and `total` are trusted (the profiles endpoint's maximum is not in the contract), so the
- * last page is known without fetching an extra empty one.
+ * `per_page` and `total` are used (the profiles endpoint's maximum is not in the contract), so the
+ * last page is known without fetching an extra empty one — as long as the distinct ids received add
+ * up to `total`; when they do not (items shifted, or a wrong `per_page`), one more page is read.
+ * Every page is checked by `parseListPage` before any of it is used.
  */
 
 export interface ApiItem {
@@ -58,6 +60,91 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Contract: timestamps are ISO 8601 strings (or null where noted). These are the list items' timestamp fields. */
+const TIMESTAMP_FIELDS = ['created_at', 'updated_at', 'completed_at'] as const;
+/** A number in this range (2000-01-01 … 2100-01-01 as epoch ms) is read as epoch milliseconds. */
+const EPOCH_MS_MIN = Date.UTC(2000, 0, 1);
+const EPOCH_MS_MAX = Date.UTC(2100, 0, 1);
+
+function shown(value: unknown): string {
+	let text: string;
+	try {
+		text = JSON.stringify(value) ?? String(value);
+	} catch {
+		text = String(value);
+	}
+	return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/**
+ * A timestamp field as the contract has it: an ISO string, null, or absent. An epoch-milliseconds
+ * number is converted to the ISO string of the same instant (handled, see README); anything else is
+ * a contract break that would make date filters and ordering silently wrong.
+ */
+function normaliseTimestamp(value: unknown): { ok: true; value: unknown } | { ok: false } {
+	if (value === null || value === undefined) return { ok: true, value };
+	if (typeof value === 'string') return Number.isFinite(Date.parse(value)) ? { ok: true, value } : { ok: false };
+	if (typeof value === 'number' && Number.isInteger(value) && value >= EPOCH_MS_MIN && value < EPOCH_MS_MAX) {
+		return { ok: true, value: new Date(value).toISOString() };
+	}
+	return { ok: false };
+}
+
+export interface ListPage<T> {
+	items: T[];
+	/** `pagination.per_page` when it is a positive whole number (a numeric string is accepted). */
+	perPage?: number;
+	/** `pagination.total` when it is a whole number >= 0 (a numeric string is accepted). */
+	total?: number;
+}
+
+/**
+ * Checks one list answer against the contract, without I/O, so every reader of lists (the paginator
+ * and the trigger) applies the same rules:
+ * - `items` must be a list of objects with a non-empty string `id`, each id at most once per page (one
+ *   page is one answer of the server: a repeated id there is not an item that shifted between pages,
+ *   and it usually stands in for an item that is then missing);
+ * - `created_at` / `updated_at` / `completed_at` must be ISO strings or null; epoch-ms numbers are
+ *   converted to ISO strings (the item is copied, never changed in place);
+ * - `pagination.per_page` / `total` are read leniently (numeric strings accepted, anything else ignored).
+ * Returns the page, or `{ problem }` describing the first breach (`where` names the page in it).
+ */
+export function parseListPage<T extends ApiItem>(body: unknown, where: string): ListPage<T> | { problem: string } {
+	if (!isRecord(body) || !Array.isArray(body.items)) return { problem: `${where} has no "items" list` };
+	const items: T[] = [];
+	const ids = new Set<string>();
+	for (const raw of body.items as unknown[]) {
+		if (!isRecord(raw) || typeof raw.id !== 'string' || raw.id === '') {
+			return { problem: `${where} holds an item without a string "id"` };
+		}
+		if (ids.has(raw.id)) return { problem: `${where} lists the id ${shown(raw.id)} twice` };
+		ids.add(raw.id);
+		let item = raw;
+		for (const field of TIMESTAMP_FIELDS) {
+			if (!(field in raw)) continue;
+			const checked = normaliseTimestamp(raw[field]);
+			if (!checked.ok) {
+				return {
+					problem: `${where}: item ${shown(raw.id)} has ${field} = ${shown(raw[field])}; the contract says an ISO 8601 timestamp`,
+				};
+			}
+			if (checked.value !== raw[field]) {
+				if (item === raw) item = { ...raw };
+				item[field] = checked.value;
+			}
+		}
+		items.push(item as T);
+	}
+	const pagination = isRecord(body.pagination) ? body.pagination : {};
+	const wholeNumber = (value: unknown, min: number): number | undefined => {
+		if (typeof value !== 'number' && typeof value !== 'string') return undefined;
+		if (typeof value === 'string' && value.trim() === '') return undefined;
+		const number = Number(value);
+		return Number.isInteger(number) && number >= min ? number : undefined;
+	};
+	return { items, perPage: wholeNumber(pagination.per_page, 1), total: wholeNumber(pagination.total, 0) };
+}
+
 async function fetchPage<T extends ApiItem>(
 	ctx: ApiContext,
 	path: string,
@@ -69,27 +156,14 @@ async function fetchPage<T extends ApiItem>(
 		qs: { ...options.qs, page, per_page: perPage },
 		itemIndex: options.itemIndex,
 	});
-	const malformed = async (detail: string) => {
-		const target = await resolveTarget(ctx, options.itemIndex ?? 0);
-		return toNodeApiError(ctx.getNode(), { kind: 'malformed', detail }, { ...target, itemIndex: options.itemIndex });
-	};
-	if (!isRecord(body) || !Array.isArray(body.items)) {
-		throw await malformed(`page ${page} of ${path} has no "items" list`);
-	}
-	for (const item of body.items) {
-		if (!isRecord(item) || typeof item.id !== 'string' || item.id === '') {
-			throw await malformed(`page ${page} of ${path} holds an item without a string "id"`);
-		}
-	}
-	const pagination = isRecord(body.pagination) ? body.pagination : {};
-	const serverPerPage = Number(pagination.per_page);
-	const total = Number(pagination.total);
-	return {
-		items: body.items as T[],
-		perPage: Number.isInteger(serverPerPage) && serverPerPage > 0 ? serverPerPage : perPage,
-		total: Number.isInteger(total) && total >= 0 ? total : undefined,
-		serverDate,
-	};
+	const parsed = parseListPage<T>(body, `page ${page} of ${path}`);
+	if ('problem' in parsed) throw await malformed(ctx, options, parsed.problem);
+	return { items: parsed.items, perPage: parsed.perPage ?? perPage, total: parsed.total, serverDate };
+}
+
+async function malformed(ctx: ApiContext, options: { itemIndex?: number }, detail: string) {
+	const target = await resolveTarget(ctx, options.itemIndex ?? 0);
+	return toNodeApiError(ctx.getNode(), { kind: 'malformed', detail }, { ...target, itemIndex: options.itemIndex });
 }
 
 /**
@@ -126,7 +200,15 @@ class ItemCollector<T extends ApiItem> {
 	}
 }
 
-/** Reads pages from page 1 until the end, the limit, or `until` says to stop. */
+/**
+ * Reads pages from page 1 until the end, the limit, or `until` says to stop.
+ *
+ * The end: an empty page; or, with a plausible `total`, when `page * per_page` reached it AND as many
+ * distinct ids as `total` were received (so a `per_page` the server misreports, or items that shifted,
+ * cost at most one more call instead of silently missing items); without a plausible `total`, a short
+ * page. A server that ignores `page` is caught, never followed for ever: in the main pass a page that
+ * brings no new id, in a catch-up pass a page with exactly the ids of the page before.
+ */
 async function readPass<T extends ApiItem>(
 	ctx: ApiContext,
 	path: string,
@@ -134,9 +216,11 @@ async function readPass<T extends ApiItem>(
 	collector: ItemCollector<T>,
 	perPage: number,
 	until: ((item: T) => boolean) | undefined,
+	catchUp: boolean,
 	onPage: (page: Page<T>, number: number) => void,
 ): Promise<{ pages: number; added: number }> {
 	let added = 0;
+	let previousIds = '';
 	for (let pageNumber = 1; pageNumber <= MAX_PAGES; pageNumber++) {
 		const page = await fetchPage(ctx, path, pageNumber, perPage, options);
 		onPage(page, pageNumber);
@@ -157,17 +241,18 @@ async function readPass<T extends ApiItem>(
 		if (ended || page.items.length === 0) return { pages: pageNumber, added };
 		const readSoFar = pageNumber * page.perPage;
 		// A `total` below what was already received is wrong; then page until a short or empty page.
-		const totalIsPlausible = page.total !== undefined && page.total >= collector.received;
-		if (totalIsPlausible && readSoFar >= (page.total as number)) return { pages: pageNumber, added };
-		if (!totalIsPlausible && page.items.length < page.perPage) return { pages: pageNumber, added };
-		if (addedHere === 0 && !until) {
-			const target = await resolveTarget(ctx, options.itemIndex ?? 0);
-			throw toNodeApiError(
-				ctx.getNode(),
-				{ kind: 'malformed', detail: `page ${pageNumber} of ${path} repeated only items of earlier pages; the server may ignore the "page" parameter` },
-				{ ...target, itemIndex: options.itemIndex },
+		const total = page.total !== undefined && page.total >= collector.received ? page.total : undefined;
+		if (total !== undefined && readSoFar >= total && collector.received >= total) return { pages: pageNumber, added };
+		if (total === undefined && page.items.length < page.perPage) return { pages: pageNumber, added };
+		const ids = page.items.map((item) => item.id).join(',');
+		if (pageNumber > 1 && (catchUp ? ids === previousIds : addedHere === 0)) {
+			throw await malformed(
+				ctx,
+				options,
+				`page ${pageNumber} of ${path} repeated only items of earlier pages; the server may ignore the "page" parameter`,
 			);
 		}
+		previousIds = ids;
 	}
 	return { pages: MAX_PAGES, added };
 }
@@ -188,7 +273,7 @@ export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string,
 	let serverDate: number | undefined;
 	let passTop: number | undefined;
 
-	const main = await readPass(ctx, path, options, collector, perPage, options.stopAt, (page, number) => {
+	const main = await readPass(ctx, path, options, collector, perPage, options.stopAt, false, (page, number) => {
 		calls++;
 		if (number === 1) {
 			serverDate = page.serverDate;
@@ -210,6 +295,7 @@ export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string,
 				collector,
 				perPage,
 				(item) => timeOf(moving(item)) < since || (options.stopAt?.(item) ?? false),
+				true,
 				(page, number) => {
 					calls++;
 					if (number === 1 && page.items.length > 0) nextTop = timeOf(moving(page.items[0]));

@@ -22,6 +22,7 @@ import type { Failure, FailureContext } from './errors';
 import { asNodeError, toNodeApiError } from './errors';
 import { keyIdOf, looksLikeApiKey } from './keyId';
 import { limiterFor } from './limiterRegistry';
+import { toSharedLimitNodeError } from './redisLimiter';
 
 /** Every n8n context this package calls the API from. */
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -30,6 +31,8 @@ export interface ApiTarget {
 	baseUrl: string;
 	keyId: string;
 	keyLooksValid: boolean;
+	/** The credential's optional "Shared Rate Limit: Redis URL" (may hold a password: never shown). */
+	redisUrl?: string;
 }
 
 export interface ApiResponse<T> {
@@ -61,7 +64,8 @@ export async function resolveTarget(ctx: ApiContext, itemIndex = 0): Promise<Api
 			itemIndex,
 		});
 	}
-	return { baseUrl: base.url, keyId: keyIdOf(apiKey), keyLooksValid: looksLikeApiKey(apiKey) };
+	const redisUrl = typeof credentials.redisUrl === 'string' && credentials.redisUrl.trim() ? credentials.redisUrl.trim() : undefined;
+	return { baseUrl: base.url, keyId: keyIdOf(apiKey), keyLooksValid: looksLikeApiKey(apiKey), redisUrl };
 }
 
 type Outcome =
@@ -182,14 +186,17 @@ const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
  */
 export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
 	const target = await resolveTarget(ctx, options.itemIndex ?? 0);
-	const limiter = limiterFor(target.baseUrl, target.keyId);
+	const limiter = limiterFor(target.baseUrl, target.keyId, target.redisUrl);
 	const failureContext: FailureContext = { ...target, resourceLabel: options.resourceLabel, itemIndex: options.itemIndex };
 	const fail = (failure: Failure) => toNodeApiError(ctx.getNode(), failure, failureContext);
 
 	let rateLimited = 0;
 	let serverErrors = 0;
 	for (;;) {
-		const outcome = await limiter.run(async () => await sendOnce(ctx, target, path, options.qs));
+		// A shared (Redis) limit that cannot be used fails the call; it is never sent without the limit.
+		const outcome = await limiter.run(async () => await sendOnce(ctx, target, path, options.qs)).catch((error: unknown) => {
+			throw toSharedLimitNodeError(ctx.getNode(), error, options.itemIndex);
+		});
 		const attempts = rateLimited + serverErrors + 1;
 
 		if (outcome.kind !== 'response') {

@@ -1,0 +1,94 @@
+/**
+ * n8n queue mode: several processes on one API key. Each child process is a separate Node process
+ * running the built node (dist/, as n8n loads it) in a real n8n context against the sandbox, and a
+ * real Debian redis-server started here. With the credential's Redis URL they share one budget; the
+ * same run without it shows the problem (429s) that the setting fixes.
+ */
+import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../helpers/sandboxGaps';
+import type { Sandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
+import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
+import { SHARED_LIMIT_ID_PREFIX } from '../../../../nodes/shared/transport/redisLimiter';
+import { startChild, type Child } from './fixtures/children';
+import { startRedisServer, type RedisServer } from './fixtures/redisServer';
+import { assertDistBuilt, formIds, type Figures, summarise } from './fixtures/figures';
+
+const PROCESSES = 3;
+const FORMS = 500; // 5 pages of 100 per Return All
+
+jest.setTimeout(180_000);
+
+let sandbox: Sandbox;
+let redis: RedisServer;
+const children: Child[] = [];
+const figures: Record<string, Figures> = {};
+
+beforeAll(async () => {
+	assertDistBuilt();
+	redis = await startRedisServer();
+	sandbox = await startSandbox({ sizes: { forms: FORMS, requests: 5, sessions: 5 } });
+});
+
+afterAll(async () => {
+	for (const child of children) child.kill();
+	await sandbox?.close();
+	await redis?.stop();
+	if (Object.keys(figures).length > 0) console.log(`Queue-mode figures (${PROCESSES} processes, Return All of ${FORMS} forms each):\n${JSON.stringify(figures, null, 2)}`);
+});
+
+/** Starts the processes, waits until all are loaded, then lets them go at the same moment. */
+async function runProcesses(redisUrl: string | undefined) {
+	const started = Array.from({ length: PROCESSES }, () =>
+		startChild({ baseUrl: sandbox.url, apiKey: sandbox.keys.demo, redisUrl, impl: 'dist', runs: 1, waitForGo: true }),
+	);
+	children.push(...started);
+	await Promise.all(started.map(async (child) => await child.waitFor((event) => event.event === 'ready', 60_000)));
+	// The previous test's last request must not count against this one's first.
+	await new Promise((resolve) => setTimeout(resolve, 1100));
+	sandbox.clearLog();
+	const go = Date.now();
+	for (const child of started) child.send('go');
+	await Promise.all(started.map(async (child) => await child.waitFor((event) => event.event === 'done', 150_000)));
+	const seconds = (Date.now() - go) / 1000;
+	return { runs: started.map((child) => child.runs()[0]), seconds };
+}
+
+describe('queue mode: several n8n processes on one API key', () => {
+	test('with the Redis URL: one shared budget — 0 × 429, ≥ 1000 ms between accepted requests, every result complete', async () => {
+		const { runs, seconds } = await runProcesses(redis.url);
+		const keyHash = hashKey(sandbox.keys.demo);
+		const expected = formIds(sandbox);
+
+		for (const run of runs) {
+			expect(run.error).toBeUndefined();
+			expect(run.ok).toBe(true);
+			expect(run.ids).toHaveLength(FORMS);
+			expect(new Set(run.ids)).toEqual(expected);
+		}
+		// They really competed: every process started before any finished.
+		expect(Math.max(...runs.map((run) => run.startedAt))).toBeLessThan(Math.min(...runs.map((run) => run.endedAt)));
+
+		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
+		expect(acceptedEntries(sandbox.log, keyHash)).toHaveLength(PROCESSES * (FORMS / 100));
+		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
+		figures.withRedis = summarise(sandbox, keyHash, seconds);
+
+		// The limiter's state in Redis is named by the key's hash, never the key.
+		const keys = await redis.client().keys('*');
+		expect(keys.length).toBeGreaterThan(0);
+		for (const key of keys) {
+			expect(key).toContain(`${SHARED_LIMIT_ID_PREFIX}${sandbox.url}#${keyIdOf(sandbox.keys.demo)}`);
+			expect(key).not.toContain(sandbox.keys.demo);
+			expect(key).not.toContain(sandbox.keys.demo.slice(4));
+		}
+	});
+
+	test('without it (each process limits itself): the API answers 429 — the problem the setting solves', async () => {
+		const { runs, seconds } = await runProcesses(undefined);
+		const keyHash = hashKey(sandbox.keys.demo);
+		figures.withoutRedis = summarise(sandbox, keyHash, seconds);
+		figures.withoutRedis.failedRuns = runs.filter((run) => !run.ok).length;
+		figures.withoutRedis.errors = runs.filter((run) => !run.ok).map((run) => run.error?.message ?? '');
+		expect(rateLimitedCount(sandbox.log, keyHash)).toBeGreaterThan(0);
+	});
+});
