@@ -13,7 +13,7 @@ import type {
  * (The nodes also refuse such a Base URL with a clear error before sending anything.)
  */
 const AUTHORIZATION_HEADER =
-	"={{ (() => { const url = String($credentials.baseUrl || '').trim().toLowerCase(); const host = url.startsWith('http://') ? url.slice(7).split('/')[0].replace(/:\\d+$/, '') : ''; const insecure = url.startsWith('http://') && !(host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$/.test(host)); return insecure ? '' : 'Bearer ' + String($credentials.apiKey || '').trim(); })() }}";
+	"={{ (() => { const url = String($credentials.baseUrl || '').trim().toLowerCase(); const host = url.startsWith('http://') ? url.slice(7).split('/')[0].replace(/:\\d+$/, '') : ''; const insecure = url.startsWith('http://') && !(host === 'localhost' || host === '[::1]' || /^127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$/.test(host)); return insecure ? '' : 'Bearer ' + String($credentials.apiKey || '').trim(); })() }}";
 
 export class BookingRequestsApi implements ICredentialType {
 	name = 'bookingRequestsApi';

@@ -15,6 +15,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { API_PATHS, MAX_PER_PAGE } from '../shared/constants';
 import { toNodeApiError } from '../shared/transport/errors';
+import { parseListPage } from '../shared/transport/paginate';
 import { apiRequest, resolveTarget } from '../shared/transport/request';
 import type { BookingRequest, BookingSession } from '../shared/types';
 import { isUuid } from '../shared/validation';
@@ -90,14 +91,10 @@ export async function readList<T extends { id: string }>(ctx: IPollFunctions, cl
 			qs: { ...options.qs, page, per_page: MAX_PER_PAGE },
 		});
 		clock.observe(serverDate);
-		if (!isRecord(body) || !Array.isArray(body.items)) {
-			throw await malformed(ctx, `page ${page} of ${options.path} has no "items" list`);
-		}
-		const pageItems = body.items as unknown[];
-		if (!pageItems.every((item) => isRecord(item) && typeof item.id === 'string' && item.id !== '')) {
-			throw await malformed(ctx, `page ${page} of ${options.path} holds an item without a string "id"`);
-		}
-		const typed = pageItems as T[];
+		// The same contract checks as the paginator: ids once per page, ISO (or epoch-ms) timestamps.
+		const parsed = parseListPage<T>(body, `page ${page} of ${options.path}`);
+		if ('problem' in parsed) throw await malformed(ctx, parsed.problem);
+		const typed = parsed.items;
 		const ids = typed.map((item) => item.id).join(',');
 		if (page > 1 && typed.length > 0 && ids === previousIds) {
 			throw await malformed(ctx, `page ${page} of ${options.path} repeated page ${page - 1}; the server may ignore the "page" parameter`);
@@ -119,12 +116,10 @@ export async function readList<T extends { id: string }>(ctx: IPollFunctions, cl
 			if (lowest === null || at < lowest) lowest = at;
 			if (at < floor) reachedFloor = true;
 		}
-		const pagination = isRecord(body.pagination) ? body.pagination : {};
-		const serverPerPage = Number(pagination.per_page);
-		const serverTotal = Number(pagination.total);
-		const perPage = Number.isInteger(serverPerPage) && serverPerPage > 0 ? serverPerPage : MAX_PER_PAGE;
+		const perPage = parsed.perPage ?? MAX_PER_PAGE;
 		// A total below what this page already shows is wrong: then only a short or empty page ends the list.
-		const total = Number.isInteger(serverTotal) && serverTotal >= (page - 1) * perPage + typed.length ? serverTotal : undefined;
+		const serverTotal = parsed.total;
+		const total = serverTotal !== undefined && serverTotal >= (page - 1) * perPage + typed.length ? serverTotal : undefined;
 		const exhausted = typed.length === 0 || typed.length < perPage || (total !== undefined && page * perPage >= total);
 		if (exhausted || reachedFloor || options.firstPageOnly) {
 			return { items, exhausted, lowest, calls: page };

@@ -6,7 +6,8 @@ const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
 
 export function isLoopbackHost(hostname: string): boolean {
 	const host = hostname.toLowerCase();
-	if (LOOPBACK_HOSTS.has(host) || host.endsWith('.localhost')) return true;
+	// Only names that never go to DNS: `*.localhost` is resolved by a DNS server on most systems.
+	if (LOOPBACK_HOSTS.has(host)) return true;
 	return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 

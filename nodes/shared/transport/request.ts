@@ -200,7 +200,8 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 		const attempts = rateLimited + serverErrors + 1;
 
 		if (outcome.kind !== 'response') {
-			if (serverErrors >= MAX_SERVER_ERROR_RETRIES) {
+			// An unknown host name does not heal within a retry budget (EAI_AGAIN is the transient one).
+			if (serverErrors >= MAX_SERVER_ERROR_RETRIES || (outcome.kind === 'network' && outcome.code === 'ENOTFOUND')) {
 				throw fail(outcome.kind === 'timeout' ? { kind: 'timeout', attempts } : { kind: 'network', code: outcome.code, attempts });
 			}
 			serverErrors++;

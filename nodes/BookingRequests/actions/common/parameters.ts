@@ -19,7 +19,19 @@ export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number | u
 export function readOptionalId(ctx: IExecuteFunctions, filters: IDataObject, name: string, itemIndex: number): string | undefined {
 	if (!(name in filters)) return undefined;
 	const value = ctx.getNodeParameter(`filters.${name}`, itemIndex, '', { extractValue: true }) as unknown;
-	if (value === '' || value === undefined || value === null) return undefined;
+	if (value === '' || value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+		// An empty filter the user left empty means "no filter"; one that an expression resolved to
+		// empty is a broken mapping, and silently listing the whole workspace would be wrong.
+		const raw = (ctx.getNode().parameters.filters as IDataObject | undefined)?.[name] as IDataObject | undefined;
+		const written = raw && typeof raw === 'object' ? raw.value : raw;
+		if (typeof written === 'string' && written.startsWith('=')) {
+			throw new NodeOperationError(ctx.getNode(), `Parameter "${name}" resolved to an empty value`, {
+				itemIndex,
+				description: 'Its expression gave no id for this item, so no request was sent. Remove the filter to list everything, or fix the expression.',
+			});
+		}
+		return undefined;
+	}
 	return assertUuid(ctx.getNode(), value, name, itemIndex);
 }
 

@@ -1,0 +1,135 @@
+/**
+ * Issue 8, fault matrix: Return All of requests, sessions and profiles through the action node (n8n's
+ * real WorkflowExecute) against the sandbox with injected faults returns exactly the sandbox's set;
+ * and a server that always fails ends in a clear error within a bounded time.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { createHarness } from '../harness/n8n';
+import type { ActionResult, Harness } from '../harness/n8n';
+import { acceptedGaps, rateLimitedCount } from '../helpers/sandboxGaps';
+import type { Sandbox } from '../sandbox';
+import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../sandbox';
+import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';
+
+let sandbox: Sandbox;
+let demo: Harness;
+let second: Harness;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ sizes: SIZES });
+	demo = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+	second = createHarness({ apiKey: sandbox.keys.second, baseUrl: sandbox.url });
+});
+afterAll(async () => await sandbox.close());
+beforeEach(() => {
+	sandbox.setFaults({});
+	sandbox.clearLog();
+});
+
+const returnAll = (resource: string): INodeParameters => ({ resource, operation: 'getAll', returnAll: true, simplify: false });
+
+describe('fault matrix: Return All returns exactly the sandbox set', () => {
+	test.each(FAULT_MATRIX)('%s', async (label, faults) => {
+		const ws = sandbox.workspace();
+		const sessionsBefore = ws.sessions.map((session) => session.id);
+		sandbox.setFaults(faults);
+		const started = Date.now();
+
+		// Two keys of the workspace, as two workflows would: requests then profiles on one, sessions on the other.
+		let requests!: ActionResult;
+		let profiles!: ActionResult;
+		const [sessions] = await Promise.all([
+			second.runAction(returnAll('bookingSession')),
+			(async () => {
+				requests = await demo.runAction(returnAll('bookingRequest'));
+				profiles = await demo.runAction(returnAll('businessProfile'));
+			})(),
+		]);
+		const seconds = (Date.now() - started) / 1000;
+
+		for (const result of [requests, sessions, profiles]) expect(result.error).toBeUndefined();
+
+		// Requests and profiles do not move: the exact records, in API order.
+		const expectedRequests = sortRequests(ws.requests);
+		expect(setDiff(idsOf(requests.items), expectedRequests.map((r) => r.id))).toEqual(EXACT);
+		expect(requests.items.map((item) => item.json)).toEqual(expectedRequests);
+		const expectedProfiles = sortDefaultFirst(ws.profiles);
+		expect(setDiff(idsOf(profiles.items), expectedProfiles.map((p) => p.id))).toEqual(EXACT);
+		expect(profiles.items.map((item) => item.json)).toEqual(expectedProfiles);
+		// Sessions may move while paged (churn): the same set, each once.
+		expect(ws.sessions.map((session) => session.id).sort()).toEqual([...sessionsBefore].sort());
+		expect(setDiff(idsOf(sessions.items), sessionsBefore)).toEqual(EXACT);
+
+		// The faults really happened, and the retries never broke the 1 request per second limit.
+		const injected = (name: string) => sandbox.log.filter((entry) => entry.fault === name).length;
+		if (faults.every429) expect(injected('every429')).toBeGreaterThan(0);
+		if (faults.every500) expect(injected('every500')).toBeGreaterThan(0);
+		if (faults.dropEvery) expect(injected('drop')).toBeGreaterThan(0);
+		for (const key of [sandbox.keys.demo, sandbox.keys.second]) {
+			expect(rateLimitedCount(sandbox.log, hashKey(key))).toBe(0);
+			expect(Math.min(...acceptedGaps(sandbox.log, hashKey(key)))).toBeGreaterThanOrEqual(1000);
+		}
+		const faultsSeen = sandbox.log.filter((entry) => entry.fault).length;
+		// eslint-disable-next-line no-console
+		console.log(`[faults] ${label}: ${sandbox.log.length} calls (${faultsSeen} faulted), ${seconds.toFixed(1)} s`);
+	});
+});
+
+describe('retries stay bounded', () => {
+	test('a server that always answers 500: a clear error after 5 attempts, within 15 s', async () => {
+		sandbox.setFaults({ always: 500 });
+		const started = Date.now();
+		const result = await demo.runAction(returnAll('bookingRequest'));
+		const ms = Date.now() - started;
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe('The Booking Requests API failed with 500 internal_server_error after 5 attempt(s)');
+		expect(result.error?.description).toMatch(/did not recover from within the retries/);
+		expect(sandbox.log).toHaveLength(5);
+		expect(ms).toBeLessThan(15_000);
+	});
+
+	test('a server that always answers 429: a clear error after 6 attempts that names the shared-key cause, within 10 s', async () => {
+		sandbox.setFaults({ always: 429 });
+		const started = Date.now();
+		const result = await demo.runAction(returnAll('bookingSession'));
+		const ms = Date.now() - started;
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe('Rate limit still exceeded after 6 attempts (429 rate_limited)');
+		expect(result.error?.description).toMatch(/another integration or n8n instance is most likely using the same API key/);
+		expect(sandbox.log).toHaveLength(6);
+		// every retry waited the Retry-After second
+		for (let i = 1; i < sandbox.log.length; i++) expect(sandbox.log[i].at - sandbox.log[i - 1].at).toBeGreaterThanOrEqual(1000);
+		expect(ms).toBeLessThan(10_000);
+	});
+
+	test('a server that drops every connection: a clear network error after 5 attempts, within 15 s', async () => {
+		sandbox.setFaults({ dropEvery: 1 });
+		const started = Date.now();
+		const result = await demo.runAction(returnAll('businessProfile'));
+		const ms = Date.now() - started;
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe(`Could not reach the Booking Requests API at ${sandbox.url}`);
+		expect(result.error?.description).toMatch(/^Network error ECONNRESET; tried 5 time\(s\) with backoff/);
+		expect(sandbox.log).toHaveLength(5);
+		expect(ms).toBeLessThan(15_000);
+	});
+
+	test('a failure on page 2 of 3 fails the whole listing: no partial list reaches the workflow', async () => {
+		// Page 1 is answered, then the server fails for good.
+		const pending = demo.runAction(returnAll('bookingRequest'));
+		await new Promise<void>((resolve) => {
+			const wait = setInterval(() => {
+				if (sandbox.log.length >= 1 && sandbox.log[0].status === 200) {
+					clearInterval(wait);
+					resolve();
+				}
+			}, 10);
+		});
+		sandbox.setFaults({ always: 429 });
+		const result = await pending;
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe('Rate limit still exceeded after 6 attempts (429 rate_limited)');
+		expect(sandbox.log.filter((entry) => entry.status === 200)).toHaveLength(1);
+	});
+});
