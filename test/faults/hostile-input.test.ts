@@ -5,25 +5,19 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../harness/n8n';
 import type { Harness } from '../harness/n8n';
+import { withSandbox } from '../helpers/sandboxSuite';
 import type { Sandbox } from '../sandbox';
-import { UUID_RE, sortDefaultFirst, sortRequests, startSandbox } from '../sandbox';
+import { UUID_RE, sortDefaultFirst, sortRequests } from '../sandbox';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { idsOf, rl, sleep } from './helpers';
 
 let sandbox: Sandbox;
 let harness: Harness;
 
-beforeAll(async () => {
-	sandbox = await startSandbox({ sizes: { requests: 40, sessions: 30, forms: 3, profiles: 6 } });
-	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
-});
-afterAll(async () => await sandbox.close());
-beforeEach(() => {
-	sandbox.setFaults({});
-	sandbox.clearLog();
-	harness.credentials = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url };
+withSandbox({ sizes: { requests: 40, sessions: 30, forms: 3, profiles: 6 } }, (started, ready) => {
+	sandbox = started;
+	harness = ready;
 });
 
 const API_PATH = /^\/api\/v1\/(requests|abandoned-sessions|forms|profiles)$|^\/api\/v1\/requests\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

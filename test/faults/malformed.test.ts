@@ -7,8 +7,9 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { createHarness } from '../harness/n8n';
 import type { Harness } from '../harness/n8n';
+import { withSandbox } from '../helpers/sandboxSuite';
 import type { MalformedKind, Sandbox } from '../sandbox';
-import { sortDefaultFirst, sortRequests, sortSessions, startSandbox } from '../sandbox';
+import { sortDefaultFirst, sortRequests, sortSessions } from '../sandbox';
 import { EXACT, idsOf, setDiff } from './helpers';
 import type { Stub } from './stub';
 import { contractPage, startStub } from './stub';
@@ -16,16 +17,10 @@ import { contractPage, startStub } from './stub';
 let sandbox: Sandbox;
 let harness: Harness;
 
-beforeAll(async () => {
-	// 2 pages of each list (profiles: 50 per page) are enough to break page 2 and to cross a page boundary.
-	sandbox = await startSandbox({ sizes: { requests: 150, sessions: 150, forms: 3, profiles: 60 } });
-	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
-});
-afterAll(async () => await sandbox.close());
-beforeEach(() => {
-	sandbox.setFaults({});
-	sandbox.clearLog();
-	harness.credentials = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url };
+// 2 pages of each list (profiles: 50 per page) are enough to break page 2 and to cross a page boundary.
+withSandbox({ sizes: { requests: 150, sessions: 150, forms: 3, profiles: 60 } }, (started, ready) => {
+	sandbox = started;
+	harness = ready;
 });
 
 const returnAll = (resource: string, extra: INodeParameters = {}): INodeParameters => ({

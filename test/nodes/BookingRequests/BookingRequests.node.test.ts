@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../../harness/n8n';
 import type { Harness } from '../../harness/n8n';
+import { withSandbox } from '../../helpers/sandboxSuite';
 import type { Sandbox } from '../../sandbox';
-import { sortDefaultFirst, sortRequests, sortSessions, startSandbox } from '../../sandbox';
+import { sortDefaultFirst, sortRequests, sortSessions } from '../../sandbox';
 import { SIMPLE_REQUEST_FIELDS } from '../../../nodes/BookingRequests/actions/common/simplify';
 
 let sandbox: Sandbox;
@@ -13,15 +13,9 @@ const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 const jsonOf = (items: Array<{ json: IDataObject }>) => items.map((item) => item.json);
 const idsOf = (items: Array<{ json: IDataObject }>) => items.map((item) => item.json.id as string);
 
-beforeAll(async () => {
-	sandbox = await startSandbox({ sizes: { requests: 260, sessions: 150, forms: 4, profiles: 6 } });
-	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
-});
-afterAll(async () => await sandbox.close());
-beforeEach(() => {
-	sandbox.setFaults({});
-	sandbox.clearLog();
-	harness.credentials = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url };
+withSandbox({ sizes: { requests: 260, sessions: 150, forms: 4, profiles: 6 } }, (started, ready) => {
+	sandbox = started;
+	harness = ready;
 });
 
 describe('Booking Request → Get', () => {

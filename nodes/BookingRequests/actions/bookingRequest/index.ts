@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { businessProfileLocator, formLocator, getManyFields, simplifyField } from '../common/fields';
+import { businessProfileLocator, formLocator, getManyFields, operationField, simplifyField } from '../common/fields';
 import { SIMPLE_REQUEST_FIELDS } from '../common/simplify';
 
 export { execute as get } from './get.operation';
@@ -9,29 +9,21 @@ export { execute as getAll } from './getAll.operation';
 const show = { resource: ['bookingRequest'] };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show },
-		options: [
-			{
-				name: 'Get',
-				value: 'get',
-				action: 'Get a booking request',
-				description: 'Retrieve one booking request by its ID (costs 1 call)',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many booking requests',
-				description:
-					'List booking requests, newest first, optionally only those of one form or business profile or created after a date',
-			},
-		],
-		default: 'getAll',
-	},
+	operationField('bookingRequest', [
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get a booking request',
+			description: 'Retrieve one booking request by its ID (costs 1 call)',
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many booking requests',
+			description:
+				'List booking requests, newest first, optionally only those of one form or business profile or created after a date',
+		},
+	]),
 	{
 		displayName: 'Request ID',
 		name: 'requestId',

@@ -1,29 +1,21 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { formLocator, getManyFields, simplifyField } from '../common/fields';
+import { formLocator, getManyFields, operationField, simplifyField } from '../common/fields';
 
 export { execute as getAll } from './getAll.operation';
 
 const show = { resource: ['bookingSession'] };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show },
-		options: [
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many booking sessions',
-				description:
-					'List booking sessions (drafts saved by the booking widget), most recently active first. Use Status = Abandoned to find customers who did not finish a booking.',
-			},
-		],
-		default: 'getAll',
-	},
+	operationField('bookingSession', [
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many booking sessions',
+			description:
+				'List booking sessions (drafts saved by the booking widget), most recently active first. Use Status = Abandoned to find customers who did not finish a booking.',
+		},
+	]),
 	...getManyFields('bookingSession', 'booking sessions'),
 	{
 		displayName: 'Filters',

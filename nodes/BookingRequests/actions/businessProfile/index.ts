@@ -1,29 +1,21 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { formLocator, getManyFields, simplifyField } from '../common/fields';
+import { formLocator, getManyFields, operationField, simplifyField } from '../common/fields';
 
 export { execute as getAll } from './getAll.operation';
 
 const show = { resource: ['businessProfile'] };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show },
-		options: [
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many business profiles',
-				description:
-					"List the workspace's business profiles (service locations), the default first. A profile's ID filters booking requests.",
-			},
-		],
-		default: 'getAll',
-	},
+	operationField('businessProfile', [
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many business profiles',
+			description:
+				"List the workspace's business profiles (service locations), the default first. A profile's ID filters booking requests.",
+		},
+	]),
 	...getManyFields('businessProfile', 'business profiles'),
 	{
 		displayName: 'Filters',

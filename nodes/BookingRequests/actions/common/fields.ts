@@ -1,6 +1,19 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodePropertyOptions, INodeProperties } from 'n8n-workflow';
 
 /** Parameter blocks every Get Many shares: Return All / Limit / Simplify (and, re-exported, the locators). */
+
+/** The Operation selector of one resource. */
+export function operationField(resource: string, options: INodePropertyOptions[]): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: 'getAll',
+	};
+}
 
 export function getManyFields(resource: string, itemsName: string): INodeProperties[] {
 	const show = { resource: [resource], operation: ['getAll'] };
