@@ -2,9 +2,14 @@
  * End-to-end suite: the packed package inside a REAL n8n (see scripts/n8n/). Slow by nature: the
  * first run installs Node 24 + n8n into the cache (minutes), every n8n CLI call takes seconds.
  * Run with: npx jest -c jest.e2e.config.js --runInBand
+ * Against n8n 1.x: E2E_N8N_VERSION=1.123.81 (or 1.x) npx jest -c jest.e2e.config.js --runInBand
  * @type {import('jest').Config}
  */
+const n8nVersion = process.env.E2E_N8N_VERSION || 'default (2.40.7)';
+
 module.exports = {
+	// shown before every test file's results: which n8n the run used
+	displayName: `e2e n8n ${n8nVersion}`,
 	testEnvironment: 'node',
 	rootDir: __dirname,
 	roots: ['<rootDir>/test/e2e'],

@@ -8,7 +8,7 @@
  *    object (decrypted) n8n encrypts it with the user folder's key (.n8n/config). Credentials and
  *    workflows without --userId/--projectId go to the instance owner's personal project.
  *  - `import:workflow --input=file.json`: an array (or one object) of workflows; ids must be at
- *    most 21 chars to be accepted by `execute --id`.
+ *    most 16 chars (n8n 1.x rejects longer ids and then never saves static data).
  *  - `execute --id X --rawOutput`: starts only from a Manual Trigger (or Execute Workflow
  *    Trigger) node; prints `JSON.stringify(IRun, null, 2)` through the logger (so N8N_LOG_LEVEL
  *    must be info), mixed with other log lines on stdout. On failure it prints the same JSON after
@@ -59,7 +59,7 @@ export function makeUserFolder(parent: string = os.tmpdir(), prefix = 'n8n-user-
 	return fs.mkdtempSync(path.join(parent, prefix));
 }
 
-/** 16-char alphanumeric id (n8n ids are nanoids; `execute --id` needs <= 21 chars). */
+/** 16-char alphanumeric id (n8n ids are nanoids; n8n 1.x needs <= 16 chars). */
 export function n8nId(seed?: string): string {
 	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 	if (seed) {
@@ -143,7 +143,7 @@ function isTriggerNode(node: WorkflowNode): boolean {
 /**
  * The example workflows of `dir` (sorted by file name), ready to import: every node of `pkg`
  * (`<pkg>.<node>`) is pointed at `credential` (type `credentialType`), ids are kept when n8n's
- * `execute --id` accepts them (<= 21 chars) and derived from the file name otherwise.
+ * n8n 1.x and 2.x accept them (<= 16 chars) and derived from the file name otherwise.
  */
 export function loadExampleWorkflows(
 	dir: string,
@@ -163,7 +163,7 @@ export function loadExampleWorkflows(
 			if (!Array.isArray(raw.nodes)) throw new Error(`${file}: not an n8n workflow (no "nodes" array)`);
 			const workflow: WorkflowImport = {
 				...raw,
-				id: raw.id && String(raw.id).length <= 21 ? String(raw.id) : n8nId(`ex${base}`),
+				id: raw.id && String(raw.id).length <= 16 ? String(raw.id) : n8nId(`ex${base}`),
 				name: raw.name || base,
 				active: false,
 				nodes: raw.nodes.map((node) =>
@@ -400,7 +400,10 @@ export class N8nRest {
 	 * returns its run data.
 	 */
 	async runFromTrigger(workflowId: string, triggerName: string, timeoutMs = 120_000): Promise<ExecutionResult> {
+		// n8n 1.x reads the workflow from the body (2.x ignores it), so send it as the editor does.
+		const workflowData = await this.ok<Record<string, unknown>>('GET', `/workflows/${workflowId}`);
 		const started = await this.ok<{ executionId?: string; waitingForWebhook?: boolean }>('POST', `/workflows/${workflowId}/run`, {
+			workflowData,
 			triggerToStartFrom: { name: triggerName },
 		});
 		if (!started.executionId) throw new Error(`n8n did not start an execution: ${JSON.stringify(started)}`);

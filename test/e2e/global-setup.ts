@@ -1,20 +1,25 @@
 /**
- * e2e global setup: makes sure the cached Node 24 + n8n exist (a cold install takes minutes; later
- * runs reuse the cache in seconds), then builds and packs this repository into a scratch dir.
+ * e2e global setup: makes sure the cached n8n (and its Node) exist (a cold install takes minutes;
+ * later runs reuse the cache in seconds), then builds and packs this repository into a scratch dir.
+ * E2E_N8N_VERSION picks the n8n: unset = 2.40.7 (Node 24), `1.x` or `1.123.81` = the last 1.x line
+ * (the machine's Node 20, legacy expression engine), or any exact version (see runtime.ts).
  * E2E_SKIP_BUILD=1 packs the existing dist/ without `npm run build`.
+ * Also the global setup of the editor browser test (jest.ui.config.js).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { packPackage } from '../../scripts/n8n/community-package';
-import { DEFAULT_N8N_VERSION, ensureN8n } from '../../scripts/n8n/runtime';
+import { ensureN8n, resolveN8nVersion } from '../../scripts/n8n/runtime';
 import { STATE_ENV, type E2eState } from './helpers/state';
 
 export default async function globalSetup(): Promise<void> {
 	const repoDir = path.resolve(__dirname, '..', '..');
 	const timings: Record<string, number> = {};
 	let t0 = Date.now();
-	const install = await ensureN8n(process.env.E2E_N8N_VERSION || DEFAULT_N8N_VERSION);
+	const version = resolveN8nVersion(process.env.E2E_N8N_VERSION);
+	process.stderr.write(`\n[e2e] n8n ${version} (E2E_N8N_VERSION=${process.env.E2E_N8N_VERSION ?? ''})\n`);
+	const install = await ensureN8n(version);
 	timings.ensureN8nSeconds = (Date.now() - t0) / 1000;
 
 	const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'booking-requests-e2e-'));
@@ -36,7 +41,9 @@ export default async function globalSetup(): Promise<void> {
 	fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 	process.env[STATE_ENV] = stateFile;
 	process.stderr.write(
-		`[e2e] n8n ${install.version} on node ${install.node.version} ready in ${timings.ensureN8nSeconds.toFixed(1)} s; ` +
+		`[e2e] n8n ${install.version} on node ${install.node.version}` +
+			`${Object.keys(install.env ?? {}).length ? ` (${Object.entries(install.env ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}` +
+			` ready in ${timings.ensureN8nSeconds.toFixed(1)} s; ` +
 			`package: ${'tarball' in pack ? path.basename(pack.tarball) : 'NOT AVAILABLE'}\n`,
 	);
 }
