@@ -13,8 +13,8 @@ import {
 	type WorkflowImport,
 	type WorkflowNode,
 } from '../../scripts/n8n/harness';
-import { startN8n, type N8nServer } from '../../scripts/n8n/runtime';
 import { sortDefaultFirst, sortRequests, sortSessions, startSandbox, type Sandbox, type Workspace } from '../sandbox';
+import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';
 
 const PKG = 'n8n-nodes-booking-requests';
@@ -325,18 +325,12 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 	});
 
 	describe('with n8n start (REST API, as the editor uses it)', () => {
-		let server: N8nServer;
 		let rest: N8nRest;
 
-		beforeAll(async () => {
-			server = await startN8n({ userFolder, install: state.install });
-			rest = new N8nRest(server.url, state.install);
-			await rest.setupOwner();
-		});
-
-		afterAll(async () => {
-			await server?.stop();
-		});
+		withN8nServer(
+			() => ({ userFolder, install: state.install }),
+			(client) => (rest = client),
+		);
 
 		test('n8n loaded both nodes and the credential type', async () => {
 			expect(await rest.nodeTypeNames()).toEqual(expect.arrayContaining([ACTION, TRIGGER]));

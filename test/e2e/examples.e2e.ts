@@ -11,8 +11,8 @@
 import * as path from 'node:path';
 import { installTarball } from '../../scripts/n8n/community-package';
 import { loadExampleWorkflows, makeUserFolder, N8nCli, N8nRest, type ExampleWorkflow, type ExecutionResult } from '../../scripts/n8n/harness';
-import { startN8n, type N8nServer } from '../../scripts/n8n/runtime';
 import { sortRequests, sortSessions, startSandbox, type BookingRequest, type Sandbox, type Session } from '../sandbox';
+import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';
 
 const CRED_TYPE = 'bookingRequestsApi';
@@ -158,20 +158,14 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 	});
 
 	describe('retarget-abandoned-sessions.json (trigger manual run through the REST API)', () => {
-		let server: N8nServer;
 		let rest: N8nRest;
 		const run = () => rest.runFromTrigger(example('retarget-abandoned-sessions.json').workflow.id, RETARGET.trigger);
 		const contactOf = (item: Record<string, unknown>) => ((item.data as { contact?: Record<string, string> } | undefined)?.contact ?? {});
 
-		beforeAll(async () => {
-			server = await startN8n({ userFolder, install: state.install });
-			rest = new N8nRest(server.url, state.install);
-			await rest.setupOwner();
-		});
-
-		afterAll(async () => {
-			await server?.stop();
-		});
+		withN8nServer(
+			() => ({ userFolder, install: state.install }),
+			(client) => (rest = client),
+		);
 
 		test('seeded data: the sample is an abandoned session; the e-mail step gets it only if it has an e-mail', async () => {
 			const r = ok(await run(), 'retarget (seeded)');

@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import { installTarball, packPackage } from '../../scripts/n8n/community-package';
 import { makeUserFolder, N8nCli, N8nRest, type WorkflowImport } from '../../scripts/n8n/harness';
-import { startN8n, type N8nServer } from '../../scripts/n8n/runtime';
+import { withN8nServer } from './helpers/server';
 import { loadState, scratch } from './helpers/state';
 import { startToyApi, TOY_CREDENTIAL, TOY_ITEMS, TOY_NODE, TOY_PACKAGE, TOY_TRIGGER, writeToyPackage, type ToyApi } from './helpers/toy-package';
 
@@ -99,18 +99,12 @@ describe('real n8n runtime (throwaway community package)', () => {
 	});
 
 	describe('with n8n start', () => {
-		let server: N8nServer;
 		let rest: N8nRest;
 
-		beforeAll(async () => {
-			server = await startN8n({ userFolder, install: state.install });
-			rest = new N8nRest(server.url, state.install);
-			await rest.setupOwner();
-		});
-
-		afterAll(async () => {
-			await server?.stop();
-		});
+		withN8nServer(
+			() => ({ userFolder, install: state.install }),
+			(client) => (rest = client),
+		);
 
 		test('the community package is loaded at start-up', async () => {
 			const nodes = await rest.nodeTypeNames();
