@@ -1,6 +1,7 @@
 import Bottleneck from 'bottleneck';
 
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../constants';
+import { processSingleton } from './processSingleton';
 import { sharedLimiterFor } from './redisLimiter';
 
 /**
@@ -40,16 +41,8 @@ interface Registry {
 	limiters: Map<string, KeyLimiter>;
 }
 
-const REGISTRY_SYMBOL = Symbol.for('n8n-nodes-booking-requests.limiter-registry.v1');
-
 function registry(): Registry {
-	const holder = globalThis as unknown as Record<symbol, Registry | undefined>;
-	let found = holder[REGISTRY_SYMBOL];
-	if (!found) {
-		found = { limiters: new Map() };
-		holder[REGISTRY_SYMBOL] = found;
-	}
-	return found;
+	return processSingleton('n8n-nodes-booking-requests.limiter-registry.v1', () => ({ limiters: new Map() }));
 }
 
 export const GAP_MS = MIN_GAP_MS + SAFETY_MARGIN_MS;

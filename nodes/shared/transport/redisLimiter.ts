@@ -5,6 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../constants';
 import type { KeyLimiter } from './limiterRegistry';
+import { processSingleton } from './processSingleton';
 import type { RedisTarget } from './redisUrl';
 import { parseRedisUrl, scrubSecret } from './redisUrl';
 
@@ -164,16 +165,12 @@ interface SharedRegistry {
 	limiters: Map<string, SharedKeyLimiter>;
 }
 
-const SHARED_REGISTRY_SYMBOL = Symbol.for('n8n-nodes-booking-requests.shared-limiter-registry.v1');
-
 function registry(): SharedRegistry {
-	const holder = globalThis as unknown as Record<symbol, SharedRegistry | undefined>;
-	let found = holder[SHARED_REGISTRY_SYMBOL];
-	if (!found) {
-		found = { settings: { ...SHARED_LIMIT_DEFAULTS }, links: new Map(), limiters: new Map() };
-		holder[SHARED_REGISTRY_SYMBOL] = found;
-	}
-	return found;
+	return processSingleton('n8n-nodes-booking-requests.shared-limiter-registry.v1', () => ({
+		settings: { ...SHARED_LIMIT_DEFAULTS },
+		links: new Map(),
+		limiters: new Map(),
+	}));
 }
 
 /** For tests and diagnostics: changes timings of connections and limiters created from now on. */

@@ -5,47 +5,33 @@
  * same run without it shows the problem (429s) that the setting fixes.
  */
 import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../helpers/sandboxGaps';
-import type { Sandbox } from '../../../sandbox';
-import { hashKey, startSandbox } from '../../../sandbox';
+import { hashKey } from '../../../sandbox';
 import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
 import { SHARED_LIMIT_ID_PREFIX } from '../../../../nodes/shared/transport/redisLimiter';
-import { startChild, type Child } from './fixtures/children';
-import { startRedisServer, type RedisServer } from './fixtures/redisServer';
-import { assertDistBuilt, formIds, type Figures, summarise } from './fixtures/figures';
+import { startChild } from './fixtures/children';
+import { withClusterWorld } from './fixtures/world';
+import { formIds, type Figures, summarise } from './fixtures/figures';
 
 const PROCESSES = 3;
 const FORMS = 500; // 5 pages of 100 per Return All
 
 jest.setTimeout(180_000);
 
-let sandbox: Sandbox;
-let redis: RedisServer;
-const children: Child[] = [];
 const figures: Record<string, Figures> = {};
-
-beforeAll(async () => {
-	assertDistBuilt();
-	redis = await startRedisServer();
-	sandbox = await startSandbox({ sizes: { forms: FORMS, requests: 5, sessions: 5 } });
-});
-
-afterAll(async () => {
-	for (const child of children) child.kill();
-	await sandbox?.close();
-	await redis?.stop();
+const world = withClusterWorld(FORMS, () => {
 	if (Object.keys(figures).length > 0) console.log(`Queue-mode figures (${PROCESSES} processes, Return All of ${FORMS} forms each):\n${JSON.stringify(figures, null, 2)}`);
 });
 
 /** Starts the processes, waits until all are loaded, then lets them go at the same moment. */
 async function runProcesses(redisUrl: string | undefined) {
 	const started = Array.from({ length: PROCESSES }, () =>
-		startChild({ baseUrl: sandbox.url, apiKey: sandbox.keys.demo, redisUrl, impl: 'dist', runs: 1, waitForGo: true }),
+		startChild({ baseUrl: world.sandbox.url, apiKey: world.sandbox.keys.demo, redisUrl, impl: 'dist', runs: 1, waitForGo: true }),
 	);
-	children.push(...started);
+	world.children.push(...started);
 	await Promise.all(started.map(async (child) => await child.waitFor((event) => event.event === 'ready', 60_000)));
 	// The previous test's last request must not count against this one's first.
 	await new Promise((resolve) => setTimeout(resolve, 1100));
-	sandbox.clearLog();
+	world.sandbox.clearLog();
 	const go = Date.now();
 	for (const child of started) child.send('go');
 	await Promise.all(started.map(async (child) => await child.waitFor((event) => event.event === 'done', 150_000)));
@@ -55,9 +41,9 @@ async function runProcesses(redisUrl: string | undefined) {
 
 describe('queue mode: several n8n processes on one API key', () => {
 	test('with the Redis URL: one shared budget — 0 × 429, ≥ 1000 ms between accepted requests, every result complete', async () => {
-		const { runs, seconds } = await runProcesses(redis.url);
-		const keyHash = hashKey(sandbox.keys.demo);
-		const expected = formIds(sandbox);
+		const { runs, seconds } = await runProcesses(world.redis.url);
+		const keyHash = hashKey(world.sandbox.keys.demo);
+		const expected = formIds(world.sandbox);
 
 		for (const run of runs) {
 			expect(run.error).toBeUndefined();
@@ -68,27 +54,27 @@ describe('queue mode: several n8n processes on one API key', () => {
 		// They really competed: every process started before any finished.
 		expect(Math.max(...runs.map((run) => run.startedAt))).toBeLessThan(Math.min(...runs.map((run) => run.endedAt)));
 
-		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
-		expect(acceptedEntries(sandbox.log, keyHash)).toHaveLength(PROCESSES * (FORMS / 100));
-		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
-		figures.withRedis = summarise(sandbox, keyHash, seconds);
+		expect(rateLimitedCount(world.sandbox.log, keyHash)).toBe(0);
+		expect(acceptedEntries(world.sandbox.log, keyHash)).toHaveLength(PROCESSES * (FORMS / 100));
+		expect(Math.min(...acceptedGaps(world.sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
+		figures.withRedis = summarise(world.sandbox, keyHash, seconds);
 
 		// The limiter's state in Redis is named by the key's hash, never the key.
-		const keys = await redis.client().keys('*');
+		const keys = await world.redis.client().keys('*');
 		expect(keys.length).toBeGreaterThan(0);
 		for (const key of keys) {
-			expect(key).toContain(`${SHARED_LIMIT_ID_PREFIX}${sandbox.url}#${keyIdOf(sandbox.keys.demo)}`);
-			expect(key).not.toContain(sandbox.keys.demo);
-			expect(key).not.toContain(sandbox.keys.demo.slice(4));
+			expect(key).toContain(`${SHARED_LIMIT_ID_PREFIX}${world.sandbox.url}#${keyIdOf(world.sandbox.keys.demo)}`);
+			expect(key).not.toContain(world.sandbox.keys.demo);
+			expect(key).not.toContain(world.sandbox.keys.demo.slice(4));
 		}
 	});
 
 	test('without it (each process limits itself): the API answers 429 — the problem the setting solves', async () => {
 		const { runs, seconds } = await runProcesses(undefined);
-		const keyHash = hashKey(sandbox.keys.demo);
-		figures.withoutRedis = summarise(sandbox, keyHash, seconds);
+		const keyHash = hashKey(world.sandbox.keys.demo);
+		figures.withoutRedis = summarise(world.sandbox, keyHash, seconds);
 		figures.withoutRedis.failedRuns = runs.filter((run) => !run.ok).length;
 		figures.withoutRedis.errors = runs.filter((run) => !run.ok).map((run) => run.error?.message ?? '');
-		expect(rateLimitedCount(sandbox.log, keyHash)).toBeGreaterThan(0);
+		expect(rateLimitedCount(world.sandbox.log, keyHash)).toBeGreaterThan(0);
 	});
 });

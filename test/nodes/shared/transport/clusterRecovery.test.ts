@@ -7,46 +7,31 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { hashKey, startSandbox } from '../../../sandbox';
-import type { Sandbox } from '../../../sandbox';
+import { hashKey } from '../../../sandbox';
 import { rateLimitedCount } from '../../../helpers/sandboxGaps';
 import { SHARED_LIMIT_DEFAULTS, SHARED_LIMIT_ID_PREFIX } from '../../../../nodes/shared/transport/redisLimiter';
-import { startChild, type Child } from './fixtures/children';
-import { assertDistBuilt, formIds } from './fixtures/figures';
-import { startRedisServer, type RedisServer } from './fixtures/redisServer';
+import { startChild } from './fixtures/children';
+import { withClusterWorld } from './fixtures/world';
+import { formIds } from './fixtures/figures';
 
 jest.setTimeout(120_000);
 
 const FORMS = 300; // 3 pages per Return All
 
-let sandbox: Sandbox;
-let redis: RedisServer;
-const children: Child[] = [];
-
-beforeAll(async () => {
-	assertDistBuilt();
-	redis = await startRedisServer();
-	sandbox = await startSandbox({ sizes: { forms: FORMS, requests: 5, sessions: 5 } });
-});
-
-afterAll(async () => {
-	for (const child of children) child.kill();
-	await sandbox?.close();
-	await redis?.stop();
-});
+const world = withClusterWorld(FORMS);
 
 async function limiterKeys(): Promise<string[]> {
-	return await redis.client().keys(`b_${SHARED_LIMIT_ID_PREFIX}*`);
+	return await world.redis.client().keys(`b_${SHARED_LIMIT_ID_PREFIX}*`);
 }
 
 type Loss = 'expired' | 'deleted';
 
 /** Run 1, then the limiter's keys disappear while the process keeps its limiter, then run 2. */
 async function twoRunsAcrossKeyLoss(impl: 'dist' | 'source', loss: Loss) {
-	const client = redis.client();
+	const client = world.redis.client();
 	await client.flushall();
-	const child = startChild({ baseUrl: sandbox.url, apiKey: sandbox.keys.demo, redisUrl: redis.url, impl, runs: 2, pauseBetweenRuns: true });
-	children.push(child);
+	const child = startChild({ baseUrl: world.sandbox.url, apiKey: world.sandbox.keys.demo, redisUrl: world.redis.url, impl, runs: 2, pauseBetweenRuns: true });
+	world.children.push(child);
 	await child.waitFor((event) => event.event === 'paused');
 
 	const keys = await limiterKeys();
@@ -73,19 +58,19 @@ async function twoRunsAcrossKeyLoss(impl: 'dist' | 'source', loss: Loss) {
 
 describe('shared limiter keys lost between two runs (idle TTL, deleted)', () => {
 	test.each<Loss>(['expired', 'deleted'])('keys %s: the built node (patched Bottleneck) re-creates them; the next run works, no restart', async (loss) => {
-		sandbox.clearLog();
+		world.sandbox.clearLog();
 		const [first, second] = await twoRunsAcrossKeyLoss('dist', loss);
 		expect(first.ok).toBe(true);
 		expect(second.error).toBeUndefined();
 		expect(second.ok).toBe(true);
-		expect(new Set(second.ids)).toEqual(formIds(sandbox));
+		expect(new Set(second.ids)).toEqual(formIds(world.sandbox));
 		expect(second.ids).toHaveLength(FORMS);
-		expect(rateLimitedCount(sandbox.log, hashKey(sandbox.keys.demo))).toBe(0);
+		expect(rateLimitedCount(world.sandbox.log, hashKey(world.sandbox.keys.demo))).toBe(0);
 		expect((await limiterKeys()).length).toBeGreaterThan(0);
 	});
 
 	test('without the patch (Bottleneck 2.19.5 as published) the same process fails on Redis 7 — what the patch fixes', async () => {
-		expect(Number(redis.version.split('.')[0])).toBeGreaterThanOrEqual(7);
+		expect(Number(world.redis.version.split('.')[0])).toBeGreaterThanOrEqual(7);
 		// The TypeScript sources use node_modules/bottleneck, which must be as published for this comparison.
 		const published = readFileSync(require.resolve('bottleneck/lib/RedisDatastore.js'), 'utf8');
 		if (published.includes('n8n-nodes-booking-requests')) {
@@ -96,7 +81,7 @@ describe('shared limiter keys lost between two runs (idle TTL, deleted)', () => 
 		expect(second.ok).toBe(false);
 		// Still a clear error, not a hang: Redis' own reason, with the Redis URL.
 		expect(second.error?.name).toBe('NodeOperationError');
-		expect(second.error?.message).toBe(`Shared rate limit: Redis at ${redis.url} reported an error`);
+		expect(second.error?.message).toBe(`Shared rate limit: Redis at ${world.redis.url} reported an error`);
 		expect(second.error?.description).toContain('ERR SETTINGS_KEY_NOT_FOUND');
 	});
 });
