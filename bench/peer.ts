@@ -12,10 +12,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { installTarball, packPackage } from '../scripts/n8n/community-package';
-import { makeUserFolder, N8nCli, N8nRest, type ExecutionResult, type WorkflowImport } from '../scripts/n8n/harness';
-import { ensureN8n, startN8n } from '../scripts/n8n/runtime';
-import { acceptedGaps, rateLimitedCount } from '../test/helpers/sandboxGaps';
+import { installTarball, packPackage } from '../test/support/n8n/communityPackage';
+import { makeUserFolder, type ExecutionResult, type WorkflowImport } from '../test/support/n8n/workflows';
+import { N8nCli } from '../test/support/n8n/cli';
+import { N8nRest } from '../test/support/n8n/rest';
+import { ensureN8n } from '../test/support/n8n/install';
+import { startN8n } from '../test/support/n8n/server';
+import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
 import { hashKey, startSandbox } from '../test/sandbox';
 import type { RowResult } from './rows';
 

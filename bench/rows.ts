@@ -1,13 +1,13 @@
 /**
- * Benchmark rows that run in one process: n8n-core's real execution engine (test/harness) against the
+ * Benchmark rows that run in one process: n8n-core's real execution engine (test/support/inProcessN8n.ts) against the
  * sandbox API on loopback, with the contract's real limit (1 request per second per key). Each row runs
  * in its own child process (see run.ts) so its peak memory is its own.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../test/harness/n8n';
-import type { PollState } from '../test/harness/n8n';
-import { acceptedGaps, rateLimitedCount } from '../test/helpers/sandboxGaps';
+import { createHarness } from '../test/support/inProcessN8n';
+import type { PollState } from '../test/support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
 import { hashKey, startSandbox } from '../test/sandbox';
 
 export interface RowResult {

@@ -2,7 +2,7 @@ import type { IHttpRequestOptions, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { BookingRequestsApi } from '../../credentials/BookingRequestsApi.credentials';
-import { createHarness } from '../harness/n8n';
+import { createHarness } from '../support/inProcessN8n';
 
 const KEY = 'brk_0123456789abcdef0123456789abcdef';
 

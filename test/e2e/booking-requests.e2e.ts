@@ -4,15 +4,10 @@
  * their messages; the credential's test request through n8n's REST API; the polling trigger's
  * manual run ("Fetch Test Event").
  */
-import { installTarball } from '../../scripts/n8n/community-package';
-import {
-	makeUserFolder,
-	N8nCli,
-	N8nRest,
-	type ExecutionResult,
-	type WorkflowImport,
-	type WorkflowNode,
-} from '../../scripts/n8n/harness';
+import { installTarball } from '../support/n8n/communityPackage';
+import { makeUserFolder, type ExecutionResult, type WorkflowImport, type WorkflowNode } from '../support/n8n/workflows';
+import { N8nCli } from '../support/n8n/cli';
+import { N8nRest } from '../support/n8n/rest';
 import { sortDefaultFirst, sortRequests, sortSessions, startSandbox, type Sandbox, type Workspace } from '../sandbox';
 import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';

@@ -9,8 +9,10 @@
  *    REST API; the e-mail step gets only sessions with an e-mail, addressed by first name.
  */
 import * as path from 'node:path';
-import { installTarball } from '../../scripts/n8n/community-package';
-import { loadExampleWorkflows, makeUserFolder, N8nCli, N8nRest, type ExampleWorkflow, type ExecutionResult } from '../../scripts/n8n/harness';
+import { installTarball } from '../support/n8n/communityPackage';
+import { loadExampleWorkflows, makeUserFolder, type ExampleWorkflow, type ExecutionResult } from '../support/n8n/workflows';
+import { N8nCli } from '../support/n8n/cli';
+import { N8nRest } from '../support/n8n/rest';
 import { sortRequests, sortSessions, startSandbox, type BookingRequest, type Sandbox, type Session } from '../sandbox';
 import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';

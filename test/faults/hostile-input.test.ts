@@ -5,8 +5,8 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Harness } from '../harness/n8n';
-import { withSandbox } from '../helpers/sandboxSuite';
+import type { Harness } from '../support/inProcessN8n';
+import { withSandbox } from '../support/sandboxSuite';
 import type { Sandbox } from '../sandbox';
 import { UUID_RE, sortDefaultFirst, sortRequests } from '../sandbox';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';

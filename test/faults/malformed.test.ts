@@ -5,9 +5,9 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../harness/n8n';
-import type { Harness } from '../harness/n8n';
-import { withSandbox } from '../helpers/sandboxSuite';
+import { createHarness } from '../support/inProcessN8n';
+import type { Harness } from '../support/inProcessN8n';
+import { withSandbox } from '../support/sandboxSuite';
 import type { MalformedKind, Sandbox } from '../sandbox';
 import { sortDefaultFirst, sortRequests, sortSessions } from '../sandbox';
 import { EXACT, idsOf, setDiff } from './helpers';

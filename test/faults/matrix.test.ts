@@ -5,9 +5,9 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../harness/n8n';
-import type { ActionResult, Harness } from '../harness/n8n';
-import { acceptedGaps, rateLimitedCount } from '../helpers/sandboxGaps';
+import { createHarness } from '../support/inProcessN8n';
+import type { ActionResult, Harness } from '../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../support/sandboxGaps';
 import type { Sandbox } from '../sandbox';
 import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../sandbox';
 import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';

@@ -7,9 +7,9 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../harness/n8n';
-import type { ActionResult } from '../harness/n8n';
-import { everythingIn } from '../helpers/secrets';
+import { createHarness } from '../support/inProcessN8n';
+import type { ActionResult } from '../support/inProcessN8n';
+import { everythingIn } from '../support/secrets';
 import type { FaultOptions, Sandbox } from '../sandbox';
 import { sortRequests, startSandbox } from '../sandbox';
 import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';

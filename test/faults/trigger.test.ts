@@ -5,8 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../harness/n8n';
-import type { Harness } from '../harness/n8n';
+import { createHarness } from '../support/inProcessN8n';
+import type { Harness } from '../support/inProcessN8n';
 import type { MalformedKind, Sandbox } from '../sandbox';
 import { startSandbox } from '../sandbox';
 import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';

@@ -10,9 +10,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { installTarball } from '../../scripts/n8n/community-package';
-import { DEFAULT_OWNER, makeUserFolder, N8nCli, N8nRest } from '../../scripts/n8n/harness';
-import { startN8n, type N8nServer } from '../../scripts/n8n/runtime';
+import { installTarball } from '../support/n8n/communityPackage';
+import { DEFAULT_OWNER, N8nRest } from '../support/n8n/rest';
+import { makeUserFolder } from '../support/n8n/workflows';
+import { N8nCli } from '../support/n8n/cli';
+import { startN8n, type N8nServer } from '../support/n8n/server';
 import { loadState } from '../e2e/helpers/state';
 import { sortDefaultFirst, sortRequests, startSandbox, type Sandbox, type Workspace } from '../sandbox';
 import { openEditorBrowser, type EditorBrowser } from './helpers/browser';

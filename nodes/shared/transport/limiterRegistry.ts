@@ -3,6 +3,8 @@ import Bottleneck from 'bottleneck';
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../constants';
 import { processSingleton } from './processSingleton';
 import { sharedLimiterFor } from './redisLimiter';
+import { sleep } from '../utils';
+import { deadlineReached } from './deadline';
 
 /**
  * One limiter per (base URL, API key) per process, shared by every node, execution and
@@ -27,9 +29,17 @@ import { sharedLimiterFor } from './redisLimiter';
  * through Redis instead (redisLimiter.ts); without one, nothing here touches Redis.
  */
 
+export interface RunOptions {
+	/**
+	 * The job must START by this time (Date.now() clock); otherwise it is dropped from the queue
+	 * without sending and the call rejects with a DeadlineReachedError (deadline.ts).
+	 */
+	startBy?: number;
+}
+
 export interface KeyLimiter {
 	/** Runs `send` when the key's budget allows, one at a time. */
-	run<T>(send: () => Promise<T>): Promise<T>;
+	run<T>(send: () => Promise<T>, options?: RunOptions): Promise<T>;
 	/** Holds every request of this key until `ms` from now (a 429's Retry-After). */
 	pauseFor(ms: number): void;
 	/** For tests and diagnostics: the Bottleneck instance behind this limiter. */
@@ -39,6 +49,8 @@ export interface KeyLimiter {
 
 interface Registry {
 	limiters: Map<string, KeyLimiter>;
+	/** Gap of limiters created from now on (GAP_MS; tests against a faster sandbox lower it). */
+	gapMs?: number;
 }
 
 function registry(): Registry {
@@ -47,16 +59,25 @@ function registry(): Registry {
 
 export const GAP_MS = MIN_GAP_MS + SAFETY_MARGIN_MS;
 
-const sleep = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * For tests only: volume tests run the sandbox with a shorter rate gap (correctness does not need the
+ * real 1 s) and pace this process to match. Applies to per-process limiters created afterwards.
+ */
+export function setPacingGapForTests(gapMs: number): void {
+	registry().gapMs = gapMs;
+	registry().limiters.clear();
+}
 
 function createKeyLimiter(id: string, gapMs: number): KeyLimiter {
 	const bottleneck = new Bottleneck({ maxConcurrent: 1, minTime: gapMs, id: `booking-requests-${id}` });
 	let lastResponseAt = 0;
 	let pausedUntil = 0;
 
-	async function guardedSend<T>(send: () => Promise<T>): Promise<T> {
+	async function guardedSend<T>(send: () => Promise<T>, startBy: number): Promise<T> {
 		for (;;) {
-			const wait = Math.max(lastResponseAt + gapMs, pausedUntil) - Date.now();
+			const sendAt = Math.max(lastResponseAt + gapMs, pausedUntil);
+			if (sendAt > startBy) throw deadlineReached('the key had a free turn');
+			const wait = sendAt - Date.now();
 			if (wait <= 0) break;
 			await sleep(wait);
 		}
@@ -70,8 +91,29 @@ function createKeyLimiter(id: string, gapMs: number): KeyLimiter {
 	return {
 		id,
 		bottleneck,
-		async run<T>(send: () => Promise<T>): Promise<T> {
-			return await bottleneck.schedule(async () => await guardedSend(send));
+		async run<T>(send: () => Promise<T>, options: RunOptions = {}): Promise<T> {
+			const startBy = options.startBy ?? Infinity;
+			if (startBy === Infinity) return await bottleneck.schedule(async () => await guardedSend(send, startBy));
+			// A job still queued at its deadline is dropped: it rejects now and sends nothing when its turn comes.
+			let dropped = false;
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const expired = new Promise<never>((_, reject) => {
+				timer = setTimeout(() => {
+					dropped = true;
+					reject(deadlineReached('the key had a free turn'));
+				}, Math.max(0, startBy - Date.now()));
+			});
+			expired.catch(() => undefined);
+			const job = bottleneck.schedule(async () => {
+				if (dropped) return undefined as T;
+				clearTimeout(timer);
+				return await guardedSend(send, startBy);
+			});
+			try {
+				return await Promise.race([job, expired]);
+			} finally {
+				clearTimeout(timer);
+			}
 		},
 		pauseFor(ms: number) {
 			pausedUntil = Math.max(pausedUntil, Date.now() + ms);
@@ -90,7 +132,7 @@ export function limiterFor(baseUrl: string, keyId: string, redisUrl?: string): K
 	const { limiters } = registry();
 	let limiter = limiters.get(id);
 	if (!limiter) {
-		limiter = createKeyLimiter(id, GAP_MS);
+		limiter = createKeyLimiter(id, registry().gapMs ?? GAP_MS);
 		limiters.set(id, limiter);
 	}
 	return limiter;

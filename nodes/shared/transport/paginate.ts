@@ -4,6 +4,7 @@ import { MAX_PAGES, MAX_PER_PAGE } from '../constants';
 import { toNodeApiError } from './errors';
 import type { ApiContext } from './request';
 import { apiRequest, resolveTarget } from './request';
+import { isRecord, timestampMs } from '../utils';
 
 /**
  * The one paginator. Lists are `{ items, pagination: { page, per_page, total } }`; to read everything,
@@ -55,10 +56,6 @@ interface Page<T> {
 }
 
 const MAX_CATCH_UP_PASSES = 5;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Contract: timestamps are ISO 8601 strings (or null where noted). These are the list items' timestamp fields. */
 const TIMESTAMP_FIELDS = ['created_at', 'updated_at', 'completed_at'] as const;
@@ -257,9 +254,9 @@ async function readPass<T extends ApiItem>(
 	return { pages: MAX_PAGES, added };
 }
 
+/** Sort time of an item; a missing or unreadable timestamp sorts as oldest. */
 function timeOf(value: string | null | undefined): number {
-	const parsed = value ? Date.parse(value) : NaN;
-	return Number.isFinite(parsed) ? parsed : -Infinity;
+	return timestampMs(value) ?? -Infinity;
 }
 
 export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string, options: PaginateOptions<T> = {}): Promise<PaginateResult<T>> {

@@ -4,10 +4,12 @@ import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../constants';
-import type { KeyLimiter } from './limiterRegistry';
+import { deadlineReached } from './deadline';
+import type { KeyLimiter, RunOptions } from './limiterRegistry';
 import { processSingleton } from './processSingleton';
 import type { RedisTarget } from './redisUrl';
 import { parseRedisUrl, scrubSecret } from './redisUrl';
+import { sleep } from '../utils';
 
 /**
  * The shared limiter of n8n queue mode: when the credential names a Redis, every process (main and
@@ -134,7 +136,7 @@ function redisFailed(target: RedisTarget, reason: string): SharedLimitError {
 
 interface Waiter {
 	settled: boolean;
-	fail(error: SharedLimitError): void;
+	fail(error: Error): void;
 }
 
 interface RedisLink {
@@ -179,8 +181,6 @@ export function configureSharedLimits(settings: Partial<SharedLimitSettings>): S
 	reg.settings = { ...reg.settings, ...settings };
 	return { ...reg.settings };
 }
-
-const sleep = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(deadline: () => number): Promise<void> {
 	for (;;) {
@@ -365,7 +365,8 @@ class SharedKeyLimiter implements KeyLimiter {
 		this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
 	}
 
-	async run<T>(send: () => Promise<T>): Promise<T> {
+	async run<T>(send: () => Promise<T>, options: RunOptions = {}): Promise<T> {
+		const startBy = options.startBy ?? Infinity;
 		const instance = this.currentInstance();
 		const { link } = instance;
 		markBusy(link);
@@ -387,14 +388,19 @@ class SharedKeyLimiter implements KeyLimiter {
 					reject(error);
 				},
 			};
+			const queueWaitMs = Math.min(settings.queueTimeoutMs, Math.max(0, startBy - Date.now()));
 			const queueTimer = setTimeout(() => {
+				if (queueWaitMs < settings.queueTimeoutMs) {
+					waiter.fail(deadlineReached('the key had a free turn'));
+					return;
+				}
 				waiter.fail(
 					sharedLimitError(
 						`Shared rate limit: no turn in the shared budget within ${Math.round(settings.queueTimeoutMs / 60_000)} min`,
 						`The request waited for the shared budget of this API key (kept in Redis at ${this.target.display}) and was not sent. Either very many requests of this key are queued across the n8n processes, or a process holding the key's turn stopped answering. Run the workflow again later.`,
 					),
 				);
-			}, settings.queueTimeoutMs);
+			}, queueWaitMs);
 			instance.waiting.add(waiter);
 
 			const job = async (): Promise<void> => {
@@ -402,6 +408,10 @@ class SharedKeyLimiter implements KeyLimiter {
 				waiter.settled = true;
 				clearTimeout(queueTimer);
 				instance.waiting.delete(waiter);
+				if (this.pausedUntil > startBy) {
+					reject(deadlineReached('the key had a free turn'));
+					return;
+				}
 				await waitUntil(() => this.pausedUntil);
 				if (link.failure || link.closed) {
 					reject(link.failure ?? lost(this.target, 'the connection was closed'));

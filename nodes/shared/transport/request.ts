@@ -19,10 +19,12 @@ import {
 } from '../constants';
 import { normaliseBaseUrl } from './baseUrl';
 import type { Failure, FailureContext } from './errors';
+import { deadlineReached, MIN_ATTEMPT_MS, remainingMs } from './deadline';
 import { asNodeError, toNodeApiError } from './errors';
 import { keyIdOf, looksLikeApiKey } from './keyId';
 import { limiterFor } from './limiterRegistry';
 import { toSharedLimitNodeError } from './redisLimiter';
+import { sleep } from '../utils';
 
 /** Every n8n context this package calls the API from. */
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -48,6 +50,11 @@ export interface RequestOptions {
 	resourceLabel?: string;
 	/** Answer `{ body: null }` instead of failing when the API says 404 not_found. */
 	nullIfNotFound?: boolean;
+	/**
+	 * Time budget (Date.now() clock): waits, retries and the request's own timeout all end by then; when
+	 * it cannot be met the call throws a DeadlineReachedError (deadline.ts) instead of sending.
+	 */
+	deadline?: number;
 }
 
 /** Reads the credential once per call and derives what the transport needs; the key stays inside. */
@@ -72,8 +79,6 @@ type Outcome =
 	| { kind: 'response'; status: number; headers: Record<string, unknown>; text: string }
 	| { kind: 'network'; code: string }
 	| { kind: 'timeout' };
-
-const sleep = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const NETWORK_CODES = new Set([
 	'ECONNRESET',
@@ -112,7 +117,9 @@ function definedOnly(qs: IDataObject | undefined): IDataObject | undefined {
 	return out;
 }
 
-async function sendOnce(ctx: ApiContext, target: ApiTarget, path: string, qs: IDataObject | undefined): Promise<Outcome> {
+async function sendOnce(ctx: ApiContext, target: ApiTarget, path: string, qs: IDataObject | undefined, deadline?: number): Promise<Outcome> {
+	const left = remainingMs(deadline);
+	if (left < MIN_ATTEMPT_MS) throw deadlineReached('the request was sent');
 	const options: IHttpRequestOptions = {
 		method: 'GET',
 		baseURL: target.baseUrl,
@@ -128,7 +135,7 @@ async function sendOnce(ctx: ApiContext, target: ApiTarget, path: string, qs: ID
 		ignoreHttpStatusErrors: true,
 		// The key must never follow a redirect to another address.
 		disableFollowRedirect: true,
-		timeout: REQUEST_TIMEOUT_MS,
+		timeout: Math.min(REQUEST_TIMEOUT_MS, left),
 	};
 	try {
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)) as {
@@ -141,8 +148,15 @@ async function sendOnce(ctx: ApiContext, target: ApiTarget, path: string, qs: ID
 	} catch (error) {
 		const code = errorCode(error);
 		if (!code) throw asNodeError(ctx.getNode(), error); // cancelled execution or a bug: nothing to retry
+		if (TIMEOUT_CODES.has(code) && left < REQUEST_TIMEOUT_MS) throw deadlineReached('the API answered');
 		return TIMEOUT_CODES.has(code) ? { kind: 'timeout' } : { kind: 'network', code };
 	}
+}
+
+/** A backoff wait that would end too late for another attempt ends the call now instead. */
+async function sleepWithin(ms: number, deadline: number | undefined): Promise<void> {
+	if (remainingMs(deadline) - ms < MIN_ATTEMPT_MS) throw deadlineReached('the next retry');
+	await sleep(ms);
 }
 
 function header(headers: Record<string, unknown>, name: string): string | undefined {
@@ -194,9 +208,12 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 	let serverErrors = 0;
 	for (;;) {
 		// A shared (Redis) limit that cannot be used fails the call; it is never sent without the limit.
-		const outcome = await limiter.run(async () => await sendOnce(ctx, target, path, options.qs)).catch((error: unknown) => {
-			throw toSharedLimitNodeError(ctx.getNode(), error, options.itemIndex);
-		});
+		const startBy = options.deadline === undefined ? undefined : options.deadline - MIN_ATTEMPT_MS;
+		const outcome = await limiter
+			.run(async () => await sendOnce(ctx, target, path, options.qs, options.deadline), { startBy })
+			.catch((error: unknown) => {
+				throw toSharedLimitNodeError(ctx.getNode(), error, options.itemIndex);
+			});
 		const attempts = rateLimited + serverErrors + 1;
 
 		if (outcome.kind !== 'response') {
@@ -205,7 +222,7 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 				throw fail(outcome.kind === 'timeout' ? { kind: 'timeout', attempts } : { kind: 'network', code: outcome.code, attempts });
 			}
 			serverErrors++;
-			await sleep(backoffMs(serverErrors));
+			await sleepWithin(backoffMs(serverErrors), options.deadline);
 			continue;
 		}
 
@@ -234,7 +251,7 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 			}
 			serverErrors++;
 			const hinted = header(headers, 'retry-after');
-			await sleep(hinted !== undefined ? Math.max(retryAfterMs(hinted), backoffMs(serverErrors)) : backoffMs(serverErrors));
+			await sleepWithin(hinted !== undefined ? Math.max(retryAfterMs(hinted), backoffMs(serverErrors)) : backoffMs(serverErrors), options.deadline);
 			continue;
 		}
 		if (status >= 300 && status < 400) {

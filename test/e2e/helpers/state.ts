@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { N8nInstall } from '../../../scripts/n8n/runtime';
+import type { N8nInstall } from '../../support/n8n/install';
 
 export interface E2eState {
 	install: N8nInstall;

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Harness } from '../../harness/n8n';
-import { withSandbox } from '../../helpers/sandboxSuite';
+import type { Harness } from '../../support/inProcessN8n';
+import { withSandbox } from '../../support/sandboxSuite';
 import type { Sandbox } from '../../sandbox';
 import { sortDefaultFirst, sortRequests, sortSessions } from '../../sandbox';
 import { SIMPLE_REQUEST_FIELDS } from '../../../nodes/BookingRequests/actions/common/simplify';

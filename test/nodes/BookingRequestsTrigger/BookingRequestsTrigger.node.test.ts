@@ -6,8 +6,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { createHarness, TRIGGER_TYPE } from '../../harness/n8n';
-import type { Harness } from '../../harness/n8n';
+import { createHarness, TRIGGER_TYPE } from '../../support/inProcessN8n';
+import type { Harness } from '../../support/inProcessN8n';
 import { startSandbox } from '../../sandbox';
 import type { Sandbox, Session } from '../../sandbox';
 import { eventIds, rl, TriggerRun } from './trigger';

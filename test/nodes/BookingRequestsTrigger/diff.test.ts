@@ -4,7 +4,7 @@
  */
 import { diff, requestsFloor, sessionsFloor } from '../../../nodes/BookingRequestsTrigger/diff';
 import { EDGE_WINDOW_MS, readState } from '../../../nodes/BookingRequestsTrigger/state';
-import { FORM_A, MIN, Runner, T0, World, iso, makeRequest, makeSession, makeSettings } from './world';
+import { FORM_A, MIN, Runner, T0, World, iso, makeRequest, makeSession, makeSettings } from '../../support/triggerWorld';
 
 const DELAY = 30 * MIN;
 

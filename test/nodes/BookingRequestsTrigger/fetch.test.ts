@@ -7,7 +7,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { PollClock, readList } from '../../../nodes/BookingRequestsTrigger/fetch';
 import type { BookingSession } from '../../../nodes/shared/types';
-import { T0, iso, makeSession } from './world';
+import { T0, iso, makeSession } from '../../support/triggerWorld';
 
 jest.setTimeout(30_000);
 

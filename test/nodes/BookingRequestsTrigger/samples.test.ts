@@ -1,5 +1,5 @@
 import { pickSamples } from '../../../nodes/BookingRequestsTrigger/samples';
-import { MIN, T0, iso, makeRequest, makeSession, makeSettings } from './world';
+import { MIN, T0, iso, makeRequest, makeSession, makeSettings } from '../../support/triggerWorld';
 
 describe('samples for "Fetch Test Event"', () => {
 	const now = T0 + 120 * MIN;

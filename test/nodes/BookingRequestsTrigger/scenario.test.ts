@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../../harness/n8n';
+import { createHarness } from '../../support/inProcessN8n';
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import { TriggerRun } from './trigger';

@@ -11,7 +11,7 @@ import {
 	serverNow,
 	timeOf,
 } from '../../../nodes/BookingRequestsTrigger/state';
-import { MIN, Runner, T0, World, makeSettings, uuid } from './world';
+import { MIN, Runner, T0, World, makeSettings, uuid } from '../../support/triggerWorld';
 
 const DAY = 86_400_000;
 

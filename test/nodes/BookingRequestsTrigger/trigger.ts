@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Harness, PollState } from '../../harness/n8n';
+import type { Harness, PollState } from '../../support/inProcessN8n';
 import type { Sandbox } from '../../sandbox';
 
 export const NODE_DATA_KEY = 'node:Booking Requests Trigger';

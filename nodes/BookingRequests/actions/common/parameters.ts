@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { assertUuid } from '../../../shared/validation';
+import { timestampMs } from '../../../shared/utils';
 
 /** Reading and checking parameters shared by several operations. */
 
@@ -88,6 +89,5 @@ export function readDate(ctx: IExecuteFunctions, filters: IDataObject, name: str
 
 /** Time of an API timestamp; null or unparsable sorts as oldest. */
 export function timeOf(value: unknown): number {
-	const ms = typeof value === 'string' ? Date.parse(value) : NaN;
-	return Number.isFinite(ms) ? ms : -Infinity;
+	return timestampMs(value) ?? -Infinity;
 }

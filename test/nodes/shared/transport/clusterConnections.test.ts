@@ -9,8 +9,8 @@ import path from 'node:path';
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
 import { BookingRequestsApi } from '../../../../credentials/BookingRequestsApi.credentials';
-import { createHarness } from '../../../harness/n8n';
-import { acceptedGaps, rateLimitedCount } from '../../../helpers/sandboxGaps';
+import { createHarness } from '../../../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
 import type { Sandbox } from '../../../sandbox';
 import { hashKey, startSandbox } from '../../../sandbox';
 import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
@@ -26,8 +26,8 @@ import {
 } from '../../../../nodes/shared/transport/redisLimiter';
 import { parseRedisUrl } from '../../../../nodes/shared/transport/redisUrl';
 import { apiRequest } from '../../../../nodes/shared/transport/request';
-import { DIST_NODE, assertDistBuilt } from './fixtures/figures';
-import { startRedisServer, type RedisServer } from './fixtures/redisServer';
+import { DIST_NODE, assertDistBuilt } from '../../../support/sharedLimit/figures';
+import { startRedisServer, type RedisServer } from '../../../support/sharedLimit/redisServer';
 
 const DIST_TRIGGER = path.resolve(DIST_NODE, '../../BookingRequestsTrigger/BookingRequestsTrigger.node.js');
 

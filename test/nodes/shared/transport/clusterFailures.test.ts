@@ -8,8 +8,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 import { NodeOperationError } from 'n8n-workflow';
 
-import { createHarness } from '../../../harness/n8n';
-import { acceptedEntries, rateLimitedCount } from '../../../helpers/sandboxGaps';
+import { createHarness } from '../../../support/inProcessN8n';
+import { acceptedEntries, rateLimitedCount } from '../../../support/sandboxGaps';
 import type { Sandbox } from '../../../sandbox';
 import { hashKey, startSandbox } from '../../../sandbox';
 import { apiRequest } from '../../../../nodes/shared/transport/request';
@@ -19,9 +19,9 @@ import {
 	configureSharedLimits,
 	openSharedLimitConnections,
 } from '../../../../nodes/shared/transport/redisLimiter';
-import { startChild, type Child } from './fixtures/children';
-import { assertDistBuilt, formIds } from './fixtures/figures';
-import { freePort, startRedisServer, type RedisServer } from './fixtures/redisServer';
+import { startChild, type Child } from '../../../support/sharedLimit/children';
+import { assertDistBuilt, formIds } from '../../../support/sharedLimit/figures';
+import { freePort, startRedisServer, type RedisServer } from '../../../support/sharedLimit/redisServer';
 
 jest.setTimeout(120_000);
 

@@ -8,11 +8,11 @@
 import { readFileSync } from 'node:fs';
 
 import { hashKey } from '../../../sandbox';
-import { rateLimitedCount } from '../../../helpers/sandboxGaps';
+import { rateLimitedCount } from '../../../support/sandboxGaps';
 import { SHARED_LIMIT_DEFAULTS, SHARED_LIMIT_ID_PREFIX } from '../../../../nodes/shared/transport/redisLimiter';
-import { startChild } from './fixtures/children';
-import { withClusterWorld } from './fixtures/world';
-import { formIds } from './fixtures/figures';
+import { startChild } from '../../../support/sharedLimit/children';
+import { withClusterWorld } from '../../../support/sharedLimit/clusterWorld';
+import { formIds } from '../../../support/sharedLimit/figures';
 
 jest.setTimeout(120_000);
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
-import { createHarness } from '../../../harness/n8n';
-import { acceptedGaps, rateLimitedCount } from '../../../helpers/sandboxGaps';
+import { createHarness } from '../../../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
 import type { Sandbox } from '../../../sandbox';
 import { hashKey, startSandbox } from '../../../sandbox';
 import { keyIdOf } from '../../../../nodes/shared/transport/keyId';

@@ -1,5 +1,5 @@
-import { createHarness } from '../../../harness/n8n';
-import { acceptedGaps, rateLimitedCount } from '../../../helpers/sandboxGaps';
+import { createHarness } from '../../../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
 import type { Sandbox } from '../../../sandbox';
 import { hashKey, sortRequests, startSandbox } from '../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';

@@ -1,5 +1,5 @@
-import { createHarness } from '../../../harness/n8n';
-import { everythingIn } from '../../../helpers/secrets';
+import { createHarness } from '../../../support/inProcessN8n';
+import { everythingIn } from '../../../support/secrets';
 import type { Sandbox } from '../../../sandbox';
 import { startSandbox } from '../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';

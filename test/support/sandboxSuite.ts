@@ -1,5 +1,5 @@
-import { createHarness } from '../harness/n8n';
-import type { Harness } from '../harness/n8n';
+import { createHarness } from './inProcessN8n';
+import type { Harness } from './inProcessN8n';
 import type { Sandbox, SandboxOptions } from '../sandbox';
 import { startSandbox } from '../sandbox';
 

@@ -17,22 +17,20 @@
  * an interrupted install leaves no half-installed tree behind. A lock dir serialises concurrent
  * installs (the e2e suite and the demo may start at the same time).
  *
- * runN8n() / startN8n() run the n8n CLI with that Node, ALWAYS with an async spawn: the caller may
- * host an HTTP server (the sandbox API) that n8n talks to, and a spawnSync would block it.
+ * Running n8n with that install is in ./server.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+import { cleanEnv, run, runOrThrow, sleep } from './process';
 
 export const DEFAULT_N8N_VERSION = '2.40.7';
 /** The last n8n 1.x release line; the e2e suite also runs against it (E2E_N8N_VERSION). */
 export const N8N_1X_VERSION = '1.123.81';
 /** The n8n versions this package is tested with (the e2e suite runs against each). */
 export const TESTED_N8N_VERSIONS = [DEFAULT_N8N_VERSION, N8N_1X_VERSION] as const;
-const NODE_MAJOR = 24;
+export const NODE_MAJOR = 24;
 
 /**
  * The n8n version a test run asks for (env E2E_N8N_VERSION): empty / "default" / "2" = the default
@@ -121,96 +119,6 @@ export function cacheDir(): string {
 	);
 }
 
-// ---------------------------------------------------------------------------------------------
-// process helpers
-// ---------------------------------------------------------------------------------------------
-
-export interface RunResult {
-	code: number | null;
-	signal: NodeJS.Signals | null;
-	stdout: string;
-	stderr: string;
-}
-
-/** Environment without the npm_* variables of an enclosing `npm run` (they would leak config). */
-export function cleanEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {};
-	for (const [k, v] of Object.entries(base)) {
-		if (/^npm_/i.test(k)) continue;
-		env[k] = v;
-	}
-	return env;
-}
-
-export function run(
-	cmd: string,
-	args: string[],
-	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; echo?: boolean } = {},
-): Promise<RunResult> {
-	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, {
-			cwd: opts.cwd,
-			env: opts.env ?? process.env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		let stdout = '';
-		let stderr = '';
-		child.stdout!.setEncoding('utf8');
-		child.stderr!.setEncoding('utf8');
-		child.stdout!.on('data', (d: string) => {
-			stdout += d;
-			if (opts.echo) process.stderr.write(d);
-		});
-		child.stderr!.on('data', (d: string) => {
-			stderr += d;
-			if (opts.echo) process.stderr.write(d);
-		});
-		let timer: NodeJS.Timeout | undefined;
-		if (opts.timeoutMs) {
-			timer = setTimeout(() => {
-				stderr += `\n[killed after ${opts.timeoutMs} ms]`;
-				killTree(child, 'SIGKILL');
-			}, opts.timeoutMs);
-		}
-		child.on('error', (err) => {
-			if (timer) clearTimeout(timer);
-			reject(err);
-		});
-		child.on('close', (code, signal) => {
-			if (timer) clearTimeout(timer);
-			resolve({ code, signal, stdout, stderr });
-		});
-	});
-}
-
-async function runOrThrow(
-	what: string,
-	cmd: string,
-	args: string[],
-	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
-): Promise<RunResult> {
-	const res = await run(cmd, args, opts);
-	if (res.code !== 0) {
-		const tail = (res.stderr + '\n' + res.stdout).trim().split('\n').slice(-40).join('\n');
-		throw new Error(`${what} failed (exit ${res.code ?? res.signal}): ${cmd} ${args.join(' ')}\n${tail}`);
-	}
-	return res;
-}
-
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-	try {
-		// children are started detached (own process group) where we need to kill their subtree
-		process.kill(-child.pid, signal);
-	} catch {
-		try {
-			child.kill(signal);
-		} catch {
-			/* already gone */
-		}
-	}
-}
-
 function readJson<T>(file: string): T | undefined {
 	try {
 		return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
@@ -228,7 +136,7 @@ function pidAlive(pid: number): boolean {
 	}
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 
 /**
  * Cross-process lock: an atomically created directory holding the owner's pid. A lock whose owner
@@ -498,191 +406,3 @@ export async function ensureN8n(version: string = DEFAULT_N8N_VERSION, log: Logg
 	}, log);
 }
 
-// ---------------------------------------------------------------------------------------------
-// running n8n
-// ---------------------------------------------------------------------------------------------
-
-export async function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const srv = net.createServer();
-		srv.unref();
-		srv.on('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address() as net.AddressInfo;
-			srv.close(() => resolve(port));
-		});
-	});
-}
-
-/**
- * Environment for an offline, quiet, self-contained n8n: everything lives in userFolder/.n8n
- * (sqlite DB, encryption key, community packages in .n8n/nodes), nothing phones home.
- */
-export function n8nEnv(install: N8nInstall, userFolder: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-	const env = cleanEnv();
-	for (const k of Object.keys(env)) {
-		// never inherit an outer n8n configuration
-		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|NODES_|WEBHOOK_URL$)/.test(k)) delete env[k];
-		// Jest sets NODE_ENV=test (and JEST_WORKER_ID): n8n then believes it runs in ITS unit tests,
-		// silences its logger and skips loading nodes - the CLI "succeeds" doing nothing.
-		if (k === 'NODE_ENV' || k.startsWith('JEST_')) delete env[k];
-	}
-	return {
-		...env,
-		PATH: `${path.join(install.node.nodeDir, 'bin')}${path.delimiter}${env.PATH ?? ''}`,
-		// what this n8n version needs (n8n 1.x: the legacy expression engine)
-		...(install.env ?? n8nProfile(install.version).env),
-		N8N_USER_FOLDER: userFolder,
-		DB_TYPE: 'sqlite',
-		DB_SQLITE_DATABASE: path.join(userFolder, '.n8n', 'database.sqlite'),
-		// offline & quiet
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_WHATS_NEW_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_HIRING_BANNER_ENABLED: 'false',
-		N8N_DYNAMIC_BANNERS_ENABLED: 'false',
-		N8N_AI_ENABLED: 'false',
-		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
-		N8N_REINSTALL_MISSING_PACKAGES: 'false',
-		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
-		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
-		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
-		N8N_PYTHON_ENABLED: 'false',
-		// our sandbox API runs on 127.0.0.1: keep n8n's (off by default) SSRF guard off explicitly
-		N8N_SSRF_PROTECTION_ENABLED: 'false',
-		N8N_SECURE_COOKIE: 'false',
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
-		GENERIC_TIMEZONE: 'UTC',
-		TZ: 'UTC',
-		N8N_LOG_LEVEL: 'info',
-		N8N_LOG_OUTPUT: 'console',
-		NO_COLOR: '1',
-		...extra,
-	};
-}
-
-export interface RunN8nOptions {
-	userFolder: string;
-	env?: NodeJS.ProcessEnv;
-	timeoutMs?: number;
-	install?: N8nInstall;
-}
-
-/** One n8n CLI call (`import:workflow`, `execute`, ...) with Node 24; async spawn. */
-export async function runN8n(args: string[], opts: RunN8nOptions): Promise<RunResult> {
-	const install = opts.install ?? (await ensureN8n());
-	// each CLI process that needs the task runner opens a broker port: give it its own
-	const brokerPort = await freePort();
-	fs.mkdirSync(opts.userFolder, { recursive: true });
-	return run(install.node.nodeBin, [install.n8nBin, ...args], {
-		cwd: opts.userFolder,
-		env: n8nEnv(install, opts.userFolder, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...opts.env }),
-		timeoutMs: opts.timeoutMs ?? 5 * 60_000,
-	});
-}
-
-export interface StartN8nOptions {
-	userFolder: string;
-	port?: number;
-	env?: NodeJS.ProcessEnv;
-	install?: N8nInstall;
-	/** Max wait for /healthz/readiness. */
-	timeoutMs?: number;
-	/** Forward n8n's output to this stream (e.g. process.stdout for the demo). */
-	echo?: NodeJS.WritableStream;
-}
-
-export interface N8nServer {
-	url: string;
-	port: number;
-	pid: number;
-	/** Everything n8n printed so far. */
-	output(): string;
-	stop(): Promise<void>;
-}
-
-function httpGetStatus(url: string): Promise<number> {
-	return new Promise((resolve) => {
-		const req = http.get(url, (res) => {
-			res.resume();
-			resolve(res.statusCode ?? 0);
-		});
-		req.setTimeout(2000, () => req.destroy());
-		req.on('error', () => resolve(0));
-	});
-}
-
-/** `n8n start` on 127.0.0.1:port; resolves once /healthz, /healthz/readiness and /rest/settings answer 200. */
-export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
-	const install = opts.install ?? (await ensureN8n());
-	const port = opts.port ?? (await freePort());
-	const brokerPort = await freePort();
-	fs.mkdirSync(opts.userFolder, { recursive: true });
-	const env = n8nEnv(install, opts.userFolder, {
-		N8N_PORT: String(port),
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_HOST: 'localhost',
-		N8N_PROTOCOL: 'http',
-		N8N_EDITOR_BASE_URL: `http://localhost:${port}`,
-		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		...opts.env,
-	});
-	const child = spawn(install.node.nodeBin, [install.n8nBin, 'start'], {
-		cwd: opts.userFolder,
-		env,
-		stdio: ['ignore', 'pipe', 'pipe'],
-		detached: true, // own process group: stop() takes the task runner down with it
-	});
-	let out = '';
-	const onData = (d: Buffer) => {
-		out += d.toString('utf8');
-		opts.echo?.write(d);
-	};
-	child.stdout!.on('data', onData);
-	child.stderr!.on('data', onData);
-	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-	const exitPromise = new Promise<void>((resolve) =>
-		child.on('exit', (code, signal) => {
-			exited = { code, signal };
-			resolve();
-		}),
-	);
-	const url = `http://127.0.0.1:${port}`;
-	// n8n runs in its own process group (so Ctrl+C reaches only our handler, which stops it in
-	// order); if this process ends without stop(), take the group down with it
-	const onExit = () => killTree(child, 'SIGKILL');
-	process.once('exit', onExit);
-	child.once('exit', () => process.removeListener('exit', onExit));
-	const stop = async () => {
-		if (exited) return;
-		killTree(child, 'SIGTERM');
-		const t = setTimeout(() => killTree(child, 'SIGKILL'), 15_000);
-		await exitPromise;
-		clearTimeout(t);
-	};
-	const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
-	for (;;) {
-		if (exited) {
-			throw new Error(`n8n start exited early (${exited.code ?? exited.signal}):\n${out.split('\n').slice(-40).join('\n')}`);
-		}
-		// n8n 1.x reports /healthz/readiness as soon as the database is migrated, seconds BEFORE it
-		// registers its REST controllers (POST /rest/owner/setup answers 404 until then): also wait for
-		// a public REST route, /rest/settings (the first call the editor makes)
-		if (
-			(await httpGetStatus(`${url}/healthz`)) === 200 &&
-			(await httpGetStatus(`${url}/healthz/readiness`)) === 200 &&
-			(await httpGetStatus(`${url}/rest/settings`)) === 200
-		) {
-			break;
-		}
-		if (Date.now() > deadline) {
-			await stop();
-			throw new Error(`n8n did not become ready on ${url}:\n${out.split('\n').slice(-40).join('\n')}`);
-		}
-		await sleep(300);
-	}
-	return { url, port, pid: child.pid!, output: () => out, stop };
-}

@@ -1,7 +1,7 @@
 /**
  * Demo: this package inside a real n8n, talking to the sandbox API.
  *
- *   node scripts/ts-run.js scripts/n8n/demo.ts [--headless] [--port 5678] [--sandbox-port 4010]
+ *   node scripts/ts-run.js scripts/demo.ts [--headless] [--port 5678] [--sandbox-port 4010]
  *                                              [--no-build] [--user-folder DIR] [--seed 42]
  *                                              [--examples DIR (default examples/)] [--cli]
  *
@@ -24,15 +24,19 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startSandbox } from '../../test/sandbox';
-import { installTarball, packPackage } from './community-package';
-import { DEFAULT_OWNER, loadExampleWorkflows, makeUserFolder, N8nCli, N8nRest, type ExecutionResult } from './harness';
-import { ensureN8n, freePort, startN8n, type N8nServer } from './runtime';
+import { startSandbox } from '../test/sandbox';
+import { installTarball, packPackage } from '../test/support/n8n/communityPackage';
+import { DEFAULT_OWNER, N8nRest } from '../test/support/n8n/rest';
+import { loadExampleWorkflows, makeUserFolder, type ExecutionResult } from '../test/support/n8n/workflows';
+import { N8nCli } from '../test/support/n8n/cli';
+import { ensureN8n } from '../test/support/n8n/install';
+import { freePort } from '../test/support/n8n/process';
+import { startN8n, type N8nServer } from '../test/support/n8n/server';
 
 const PKG = 'n8n-nodes-booking-requests';
 const CRED_TYPE = 'bookingRequestsApi';
 const CREDENTIAL = { id: 'demoSandboxCred1', name: 'Booking Requests (sandbox, demo key)' };
-const REPO = path.resolve(__dirname, '..', '..');
+const REPO = path.resolve(__dirname, '..');
 
 interface Args {
 	headless: boolean;

@@ -23,7 +23,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cleanEnv, run } from './runtime';
+import { cleanEnv, run } from './process';
 
 export interface PackResult {
 	tarball: string;

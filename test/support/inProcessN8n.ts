@@ -174,8 +174,12 @@ export interface Harness {
 	nodeTypes: INodeTypes;
 	/** Runs Input → Booking Requests once, in a real WorkflowExecute. */
 	runAction(parameters: INodeParameters, options?: RunOptions): Promise<ActionResult>;
-	/** Runs the trigger's `poll` once in a real PollContext. Static data is read from and written to `state`. */
-	poll(parameters: INodeParameters, state: PollState, mode?: 'trigger' | 'manual'): Promise<INodeExecutionData[][] | null>;
+	/**
+	 * Runs the trigger's `poll` once in a real PollContext. Static data is read from and written to
+	 * `state`. `budgetMs` is what the context's `getPollBudgetMs()` answers (n8n's default: 5 minutes);
+	 * `noBudget` removes the method, as on n8n 1.x.
+	 */
+	poll(parameters: INodeParameters, state: PollState, mode?: 'trigger' | 'manual', options?: PollOptions): Promise<INodeExecutionData[][] | null>;
 	/** A real n8n LoadOptionsContext with the credential, for calling the transport directly. */
 	context(): LoadOptionsContext;
 	/** Calls a list-search method in a real LoadOptionsContext. */
@@ -191,6 +195,11 @@ export interface ActionResult {
 	items: INodeExecutionData[];
 	error?: Error & { description?: string; httpCode?: string; context?: IDataObject };
 	run: IRun;
+}
+
+export interface PollOptions {
+	budgetMs?: number;
+	noBudget?: boolean;
 }
 
 /** Static data of one trigger node across polls, as n8n stores it per workflow. */
@@ -282,7 +291,7 @@ export function createHarness(credentials: TestCredentials): Harness {
 		};
 	};
 
-	harness.poll = async (parameters, state, mode = 'trigger') => {
+	harness.poll = async (parameters, state, mode = 'trigger', options = {}) => {
 		const trigger = nodeOf('Booking Requests Trigger', TRIGGER_TYPE, parameters, [0, 0], { credentials: CREDENTIAL_REF });
 		const description = nodeTypes.getByNameAndVersion(TRIGGER_TYPE).description;
 		trigger.parameters = NodeHelpers.getNodeParameters(description.properties, trigger.parameters, true, false, trigger, description) ?? {};
@@ -295,7 +304,11 @@ export function createHarness(credentials: TestCredentials): Harness {
 			staticData: state.staticData,
 		});
 		const executeMode: WorkflowExecuteMode = mode;
-		const context = new PollContext(workflow, trigger, additionalData, executeMode, mode === 'manual' ? 'manual' : 'activate');
+		// PollContext's last argument is the poll budget getter (n8n 2.40); undefined keeps n8n's default.
+		const budget = options.budgetMs === undefined ? undefined : () => options.budgetMs as number;
+		const activation = mode === 'manual' ? 'manual' : 'activate';
+		const context = new PollContext(workflow, trigger, additionalData, executeMode, activation, undefined, undefined, undefined, undefined, undefined, budget);
+		if (options.noBudget) Object.defineProperty(context, 'getPollBudgetMs', { value: undefined });
 		const type = nodeTypes.getByNameAndVersion(TRIGGER_TYPE);
 		const result = await type.poll!.call(context);
 		// n8n persists static data only when it changed; the caller decides whether to keep it.

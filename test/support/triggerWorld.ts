@@ -5,7 +5,7 @@
  * to the floor the diff asks for), with an optional hook that changes the data between pages.
  * Timestamps are strictly increasing unless a test sets them by hand (ties).
  */
-import type { Fetched, FetchedList, TriggerSettings } from '../../../nodes/BookingRequestsTrigger/diff';
+import type { Fetched, FetchedList, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
 import {
 	activityOf,
 	diff,
@@ -14,9 +14,9 @@ import {
 	requestsFloor,
 	sessionSortTime,
 	sessionsFloor,
-} from '../../../nodes/BookingRequestsTrigger/diff';
-import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state';
-import type { BookingRequest, BookingSession } from '../../../nodes/shared/types';
+} from '../../nodes/BookingRequestsTrigger/diff';
+import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state';
+import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 
 export const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
 export const MIN = 60_000;
