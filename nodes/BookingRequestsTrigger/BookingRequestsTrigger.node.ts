@@ -12,12 +12,12 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL_TYPE } from '../shared/constants';
 import { searchForms } from '../shared/methods/listSearch';
 import { resolveTarget } from '../shared/transport/request';
-import type { BookingRequest } from '../shared/types';
 import { assertUuid } from '../shared/validation';
 import { triggerProperties } from './description';
-import type { TriggerEvent, TriggerSettings } from './diff';
+import type { TriggerSettings } from './diff';
 import { diff, listsFor } from './diff';
-import { fetchChanges, fetchRequest } from './fetch';
+import { fetchChanges } from './fetch';
+import { toItems } from './items';
 import { pickSamples } from './samples';
 import { readState, STATE_KEY } from './state';
 
@@ -65,35 +65,6 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 		formId,
 		includeRequest: options.includeRequest === true && events.sessionCompleted,
 	};
-}
-
-/** Builds the output items; with "Include Booking Request", 1 Get request per completed session not listed in this poll. */
-async function toItems(
-	ctx: IPollFunctions,
-	events: TriggerEvent[],
-	includeRequest: boolean,
-	listed: BookingRequest[] | undefined,
-): Promise<INodeExecutionData[]> {
-	const known = new Map((listed ?? []).map((request) => [request.id, request]));
-	const items: INodeExecutionData[] = [];
-	for (const event of events) {
-		if (event.session) {
-			const json: IDataObject = { ...event.session, event: event.event, event_id: event.eventId };
-			if (event.event === 'session.completed') {
-				json.recovered = event.recovered === true;
-				if (includeRequest) {
-					const id = String(event.session.request_id);
-					const request = known.get(id) ?? (await fetchRequest(ctx, id));
-					if (request) known.set(id, request);
-					json.request = (request as IDataObject | null) ?? null;
-				}
-			}
-			items.push({ json });
-		} else if (event.request) {
-			items.push({ json: { ...event.request, event: event.event, event_id: event.eventId } });
-		}
-	}
-	return items;
 }
 
 /**
