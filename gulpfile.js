@@ -1,13 +1,13 @@
 /**
- * Build: bundle every node and credential entry point into dist/ with esbuild, then copy icons and
- * codex files.
+ * Build: every TypeScript file of nodes/ and credentials/ becomes one JavaScript file in dist/, in the
+ * same tree (so each module exists ONCE at run time: both nodes `require` the same transport, limiter
+ * registry and Redis connections), and the third-party libraries the nodes use at run time are bundled
+ * once each into dist/vendor/ (bottleneck.js, ioredis.js). Then icons and codex files are copied.
  *
- * Why bundle: n8n installs community packages without their dependencies' dependencies being
- * guaranteed, and n8n's linter forbids runtime `dependencies`, so Bottleneck and ioredis (and everything
- * else the nodes use at run time, except n8n-workflow which n8n provides) are inlined into each entry
- * file. Each entry gets its own copy of the shared code; the limiter registries are kept on `globalThis`
- * (nodes/shared/transport/limiterRegistry.ts, redisLimiter.ts) so all of them still share one budget
- * per key and one Redis connection per URL.
+ * Why bundle the libraries: n8n installs community packages without their dependencies being
+ * guaranteed, and n8n's linter forbids runtime `dependencies`, so Bottleneck and ioredis are shipped in
+ * dist/vendor/ and every `require('bottleneck')` / `require('ioredis')` of our code points there.
+ * `n8n-workflow` is provided by n8n (peer dependency) and stays a plain require.
  *
  * Patches: every `patches/<package>+<version>.patch` (patch-package format) is applied to the bundled
  * copy of that package while esbuild reads it, not to node_modules (.npmrc sets ignore-scripts, so
@@ -103,14 +103,40 @@ function patchPackagesPlugin(patches) {
 	};
 }
 
-async function bundle() {
-	const patches = loadPatches();
-	const entryPoints = [
-		...listFiles(path.join(ROOT, 'nodes'), (name) => name.endsWith('.node.ts')),
-		...listFiles(path.join(ROOT, 'credentials'), (name) => name.endsWith('.credentials.ts')),
+/** Libraries bundled into dist/vendor/<name>.js (everything else is ours, or n8n's n8n-workflow). */
+const VENDORED = ['bottleneck', 'ioredis'];
+
+/**
+ * esbuild plugin for our own files: other files of ours stay separate modules (a relative require),
+ * vendored libraries are required from dist/vendor/, n8n-workflow and Node's modules from the runtime.
+ */
+function ownModulesPlugin() {
+	return {
+		name: 'own-modules',
+		setup(build) {
+			build.onResolve({ filter: /.*/ }, (args) => {
+				if (args.kind === 'entry-point') return undefined;
+				if (args.path.startsWith('.')) return { path: args.path, external: true };
+				const name = args.path.split('/')[0];
+				if (VENDORED.includes(name)) {
+					const from = path.dirname(path.join(DIST, path.relative(ROOT, args.importer)));
+					let target = path.relative(from, path.join(DIST, 'vendor', `${name}.js`));
+					if (!target.startsWith('.')) target = `./${target}`;
+					return { path: target, external: true };
+				}
+				return { path: args.path, external: true };
+			});
+		},
+	};
+}
+
+async function compile() {
+	const sources = [
+		...listFiles(path.join(ROOT, 'nodes'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')),
+		...listFiles(path.join(ROOT, 'credentials'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')),
 	];
 	await esbuild.build({
-		entryPoints,
+		entryPoints: sources,
 		outbase: ROOT,
 		outdir: DIST,
 		bundle: true,
@@ -119,7 +145,24 @@ async function bundle() {
 		target: 'node20',
 		keepNames: true,
 		sourcemap: true,
-		external: ['n8n-workflow'],
+		logLevel: 'warning',
+		plugins: [ownModulesPlugin()],
+	});
+}
+
+async function vendor() {
+	const patches = loadPatches();
+	await esbuild.build({
+		entryPoints: Object.fromEntries(VENDORED.map((name) => [`vendor/${name}`, require.resolve(name, { paths: [ROOT] })])),
+		outdir: DIST,
+		bundle: true,
+		platform: 'node',
+		format: 'cjs',
+		target: 'node20',
+		keepNames: true,
+		// Third-party code, shipped once: minified (the licences stay: esbuild keeps legal comments).
+		minify: true,
+		legalComments: 'eof',
 		logLevel: 'warning',
 		plugins: [patchPackagesPlugin(patches)],
 	});
@@ -138,5 +181,5 @@ function copyAssets() {
 exports.clean = clean;
 exports.loadPatches = loadPatches;
 exports.applyHunks = applyHunks;
-exports.build = series(clean, bundle, copyAssets);
+exports.build = series(clean, compile, vendor, copyAssets);
 exports.default = exports.build;
