@@ -245,8 +245,12 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 		let recovered: Session[] = [];
 
 		for (const round of [1, 2]) {
-			// Customer activity, all at once between two polls (synchronous: no request interleaves),
-			// then the sandbox clock moves 2 minutes on so the new sessions are idle past the 1-minute delay.
+			// Between second 40 and 55 of a minute: the customer activity, all at once (synchronous: no
+			// request interleaves), the sandbox clock 2 minutes on (the new sessions are idle past the
+			// 1-minute delay), then three executions page through the requests on the workers for about
+			// 30 s, across the poll at second 0, which has the activity to report.
+			const seen = await lastExecutionId(postgres);
+			await untilSecondOfMinute(40, 15);
 			if (round === 1) {
 				const abandoned = Array.from({ length: 12 }, () => sandbox.startSession());
 				const completedFresh = Array.from({ length: 6 }, () => sandbox.completeSession(sandbox.startSession().id).session);
@@ -267,11 +271,6 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 				expect1('session.abandoned', abandoned);
 			}
 			sandbox.clock.advance(2 * 60_000);
-
-			// Three executions page through the requests on the workers across the next poll: started
-			// between second 40 and 58, they page for about 30 s, over the poll at second 0.
-			const seen = await lastExecutionId(postgres);
-			await untilSecondOfMinute(40, 18);
 			const run = await runAtOnce(WF.shared, PATH.shared, EXECUTIONS);
 			const [triggerExecution] = await waitForExecutions(
 				postgres,
@@ -299,6 +298,7 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 			// the poll ran before any worker had the trigger's execution: on main; the execution it
 			// started ran on a worker
 			expect(Date.parse(triggerExecution.createdAt)).toBeGreaterThan(pollRequests[0].at);
+			expect(Date.parse(triggerExecution.createdAt)).toBeLessThan(run.to);
 			expect(triggerExecution.mode).toBe('trigger');
 			expect(triggerExecution.status).toBe('success');
 			expect(n8n.workerOf(triggerExecution.id)).toBeDefined();
