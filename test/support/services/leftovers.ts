@@ -32,11 +32,13 @@ export interface LeftoverRecord {
 
 export const LEFTOVERS_DIR = path.join(os.tmpdir(), 'n8n-nodes-booking-requests-services');
 
+/** `/proc/<pid>/stat` start time of a live process; undefined when there is none (or only a zombie). */
 function procStart(pid: number): string | undefined {
 	try {
 		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		// field 22 (starttime), counted after the command name in parentheses
-		return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+		// fields after the command name in parentheses: 3 (state) and 22 (starttime)
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return fields[0] === 'Z' || fields[0] === 'X' ? undefined : fields[19];
 	} catch {
 		return undefined;
 	}
