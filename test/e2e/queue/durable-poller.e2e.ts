@@ -45,6 +45,11 @@ function pollBudgetMs(): number {
 	const margin = Math.min(Math.max(0.2 * ceiling, 5_000), ceiling / 2);
 	return ceiling - margin;
 }
+/**
+ * A poll's scheduler task also covers n8n's own work around poll() (loading the published workflow,
+ * the execution context, the expression isolate): 0.3–0.5 s measured here on quiet polls.
+ */
+const N8N_OVERHEAD_MS = 1_000;
 const BACKLOG = 6_000;
 const SESSIONS_PATH = '/api/v1/abandoned-sessions';
 const STATE_KEY = 'bookingRequestsTrigger';
@@ -268,7 +273,7 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		for (const task of polled) expect(task.ms).toBeLessThanOrEqual(budget);
 		if (TRIGGER_HONOURS_POLL_BUDGET) {
 			expect(timedOut()).toBe(timeoutsBefore);
-			for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget);
+			for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
 			// more than one budget's worth of reading: delivered by two polls or more
 			expect((await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions')).length).toBeGreaterThanOrEqual(2);
 			expect(eventKeys(items)).toEqual(expected);
