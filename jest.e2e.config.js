@@ -14,6 +14,8 @@ module.exports = {
 	rootDir: __dirname,
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.ts'],
+	// queue mode has its own suite (jest.e2e.queue.config.js: PostgreSQL, Redis, workers)
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/queue/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
 	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 	globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',

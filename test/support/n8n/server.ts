@@ -89,6 +89,10 @@ export interface StartN8nOptions {
 	timeoutMs?: number;
 	/** Forward n8n's output to this stream (e.g. process.stdout for the demo). */
 	echo?: NodeJS.WritableStream;
+	/** The n8n command and its arguments (default `['start']`; queue mode: `['worker', '--concurrency=5']`). */
+	command?: string[];
+	/** Paths that must answer 200 before the process counts as ready (default: main's three, see startN8n). */
+	readyPaths?: string[];
 }
 
 export interface N8nServer {
@@ -98,6 +102,8 @@ export interface N8nServer {
 	/** Everything n8n printed so far. */
 	output(): string;
 	stop(): Promise<void>;
+	/** `kill -9` of the process group (n8n and its task runner); resolves once n8n has exited. */
+	kill(): Promise<void>;
 }
 
 function httpGetStatus(url: string): Promise<number> {
@@ -111,7 +117,13 @@ function httpGetStatus(url: string): Promise<number> {
 	});
 }
 
-/** `n8n start` on 127.0.0.1:port; resolves once /healthz, /healthz/readiness and /rest/settings answer 200. */
+const MAIN_READY_PATHS = ['/healthz', '/healthz/readiness', '/rest/settings'];
+
+/**
+ * `n8n start` on 127.0.0.1:port; resolves once /healthz, /healthz/readiness and /rest/settings answer 200.
+ * With `command` (e.g. `['worker', '--concurrency=5']`) and `readyPaths` it starts any long-running
+ * n8n command whose HTTP server listens on `port` (a worker's health check server).
+ */
 export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 	const install = opts.install ?? (await ensureN8n());
 	const port = opts.port ?? (await freePort());
@@ -126,7 +138,7 @@ export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		...opts.env,
 	});
-	const child = spawn(install.node.nodeBin, [install.n8nBin, 'start'], {
+	const child = spawn(install.node.nodeBin, [install.n8nBin, ...(opts.command ?? ['start'])], {
 		cwd: opts.userFolder,
 		env,
 		stdio: ['ignore', 'pipe', 'pipe'],
@@ -159,26 +171,33 @@ export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 		await exitPromise;
 		clearTimeout(t);
 	};
+	const kill = async () => {
+		if (exited) return;
+		killTree(child, 'SIGKILL');
+		await exitPromise;
+	};
+	const readyPaths = opts.readyPaths ?? MAIN_READY_PATHS;
 	const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
 	for (;;) {
 		if (exited) {
-			throw new Error(`n8n start exited early (${exited.code ?? exited.signal}):\n${out.split('\n').slice(-40).join('\n')}`);
+			throw new Error(`n8n ${(opts.command ?? ['start'])[0]} exited early (${exited.code ?? exited.signal}):\n${out.split('\n').slice(-40).join('\n')}`);
 		}
 		// n8n 1.x reports /healthz/readiness as soon as the database is migrated, seconds BEFORE it
 		// registers its REST controllers (POST /rest/owner/setup answers 404 until then): also wait for
 		// a public REST route, /rest/settings (the first call the editor makes)
-		if (
-			(await httpGetStatus(`${url}/healthz`)) === 200 &&
-			(await httpGetStatus(`${url}/healthz/readiness`)) === 200 &&
-			(await httpGetStatus(`${url}/rest/settings`)) === 200
-		) {
-			break;
+		let ready = true;
+		for (const readyPath of readyPaths) {
+			if ((await httpGetStatus(`${url}${readyPath}`)) !== 200) {
+				ready = false;
+				break;
+			}
 		}
+		if (ready) break;
 		if (Date.now() > deadline) {
 			await stop();
 			throw new Error(`n8n did not become ready on ${url}:\n${out.split('\n').slice(-40).join('\n')}`);
 		}
 		await sleep(300);
 	}
-	return { url, port, pid: child.pid!, output: () => out, stop };
+	return { url, port, pid: child.pid!, output: () => out, stop, kill };
 }
