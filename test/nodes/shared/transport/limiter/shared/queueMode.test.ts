@@ -4,13 +4,13 @@
  * real Debian redis-server started here. With the credential's Redis URL they share one budget; the
  * same run without it shows the problem (429s) that the setting fixes.
  */
-import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
-import { hashKey } from '../../../sandbox';
-import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
-import { SHARED_LIMIT_ID_PREFIX } from '../../../../nodes/shared/transport/redisLimiter';
-import { startChild } from '../../../support/sharedLimit/children';
-import { withClusterWorld } from '../../../support/sharedLimit/clusterWorld';
-import { formIds, type Figures, summarise } from '../../../support/sharedLimit/figures';
+import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../../../support/sandboxGaps';
+import { hashKey } from '../../../../../sandbox';
+import { keyIdOf } from '../../../../../../nodes/shared/transport/keyId';
+import { SHARED_LIMIT_ID_PREFIX } from '../../../../../../nodes/shared/transport/limiter/shared/sharedLimiter';
+import { startChild } from '../../../../../support/sharedLimit/children';
+import { withClusterWorld } from '../../../../../support/sharedLimit/clusterWorld';
+import { formIds, type Figures, summarise } from '../../../../../support/sharedLimit/figures';
 
 const PROCESSES = 3;
 const FORMS = 500; // 5 pages of 100 per Return All
