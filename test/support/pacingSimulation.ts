@@ -141,13 +141,53 @@ interface Event {
 	run: () => void;
 }
 
+/** A binary heap of events by time, then by scheduling order. */
+class EventQueue {
+	private readonly heap: Event[] = [];
+
+	private before(a: Event, b: Event): boolean {
+		return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+	}
+
+	push(event: Event): void {
+		const heap = this.heap;
+		heap.push(event);
+		for (let i = heap.length - 1; i > 0; ) {
+			const parent = (i - 1) >> 1;
+			if (!this.before(heap[i], heap[parent])) break;
+			[heap[i], heap[parent]] = [heap[parent], heap[i]];
+			i = parent;
+		}
+	}
+
+	pop(): Event | undefined {
+		const heap = this.heap;
+		const top = heap[0];
+		const last = heap.pop();
+		if (heap.length > 0 && last) {
+			heap[0] = last;
+			for (let i = 0; ; ) {
+				const left = 2 * i + 1;
+				const right = left + 1;
+				let best = i;
+				if (left < heap.length && this.before(heap[left], heap[best])) best = left;
+				if (right < heap.length && this.before(heap[right], heap[best])) best = right;
+				if (best === i) break;
+				[heap[i], heap[best]] = [heap[best], heap[i]];
+				i = best;
+			}
+		}
+		return top;
+	}
+}
+
 export function simulate(options: SimulationOptions): Simulation {
 	const rng = seeded(options.seed ?? 1);
 	const minGap = options.minGapMs ?? 1000;
 	const policy = options.policy ?? { ...PACING, minGapMs: minGap };
 	const rules = options.rules ?? RETRY_RULES;
 	const until = options.until ?? 3_600_000;
-	const events: Event[] = [];
+	const events = new EventQueue();
 	let seq = 0;
 	const at = (time: number, run: () => void) => {
 		events.push({ at: time, seq: seq++, run });
@@ -272,27 +312,23 @@ export function simulate(options: SimulationOptions): Simulation {
 	}));
 	for (const client of clients) at(client.spec.startAt ?? 0, () => ready(client, client.spec.startAt ?? 0));
 
+	// Neighbours send on their schedule for as long as a client is still working (or until they stop).
+	const working = () => clients.some((client) => client.result.doneAt < 0);
 	const neighbours = (options.neighbours ?? []).map((spec) => ({ spec, result: { name: spec.name, sent: 0, accepted: 0 } }));
 	for (const { spec, result } of neighbours) {
-		for (let t = spec.startAt; t < spec.stopAt; t += spec.periodMs) {
+		const schedule = (t: number) => {
+			if (t >= spec.stopAt) return;
 			const arrival = t + (spec.jitterMs ? rng() * spec.jitterMs : 0) + (spec.delayMs ?? 0);
 			at(arrival, () => {
 				result.sent++;
 				if (arrive(arrival, spec.name)) result.accepted++;
+				if (working()) schedule(t + spec.periodMs);
 			});
-		}
+		};
+		schedule(spec.startAt);
 	}
 
-	for (;;) {
-		if (events.length === 0) break;
-		let best = 0;
-		for (let i = 1; i < events.length; i++) {
-			if (events[i].at < events[best].at || (events[i].at === events[best].at && events[i].seq < events[best].seq)) best = i;
-		}
-		const [event] = events.splice(best, 1);
-		if (event.at > until) break;
-		event.run();
-	}
+	for (let event = events.pop(); event && event.at <= until; event = events.pop()) event.run();
 
 	const acceptedAll = arrivals.filter((arrival) => arrival.accepted);
 	let minAcceptedGap = Infinity;

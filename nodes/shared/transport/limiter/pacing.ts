@@ -29,11 +29,13 @@
  *   margin is added to every gap and taken off again, 5 ms per accepted request.
  * - "contention": someone else uses the key — this request was sent ≥ minGap after the previous
  *   answer (so it arrived ≥ minGap after the previous arrival whatever the network did), or the key
- *   had no previous request, or 429s keep coming. The key's gap is widened multiplicatively (AIMD):
- *   +1 s, +2 s, then +3 s at most, each gap drawn ±50% around that so that a client with a fixed
- *   period cannot stay locked out by ours. The widening holds while 429s keep coming and for 6 s after
- *   the last one (three periods of a client at 0.5 request/s), then shrinks by 1 s per accepted
- *   request: back to full pace a few seconds after the other client stops.
+ *   had no previous request, or 429s keep coming. The key's gap is widened multiplicatively (AIMD:
+ *   +3 s, then +4 s at most) and narrowed additively (1 s per accepted request) once no contention 429
+ *   came for 6 s. The widening is not applied to the retry after the 429 nor to the request after
+ *   that: the 429 has just shown that the other client was served, so those two fit before its next
+ *   request; the gap after them leaves it room (a client at 0.5 request/s then gets about two calls in
+ *   three through). Each widened gap is drawn ±20% so that a client with a fixed period cannot stay
+ *   locked out by ours. Back to full pace about 10 s after the other client stops.
  */
 
 import { MIN_GAP_MS } from '../../constants';
@@ -57,12 +59,14 @@ export interface PacingPolicy {
 	cautionStepMs: number;
 	cautionCapMs: number;
 	cautionDecayMs: number;
-	/** Contention: extra gap max(widenFirstMs, extra × widenFactor), at most widenCapMs. */
+	/** Contention: extra gap max(widenFirstMs, extra × widenFactor), at most widenCapMs… */
 	widenFirstMs: number;
 	widenFactor: number;
 	widenCapMs: number;
 	/** Each gap with an extra is drawn uniformly in extra × [1 − spread, 1 + spread]. */
 	widenSpread: number;
+	/** …applied only after this many accepted answers in a row (0: always). */
+	widenAfterStreak: number;
 	/** The extra holds this long after the last contention 429… */
 	holdWideMs: number;
 	/** …then shrinks by this much per accepted request. */
@@ -75,17 +79,18 @@ export interface PacingPolicy {
 
 export const PACING: Readonly<PacingPolicy> = Object.freeze({
 	minGapMs: MIN_GAP_MS,
-	marginMs: 5,
+	marginMs: 10,
 	sampleWindow: 16,
 	sampleMaxAgeMs: 5 * 60_000,
 	overestimateChance: 0.1,
 	cautionStepMs: 25,
 	cautionCapMs: 100,
 	cautionDecayMs: 5,
-	widenFirstMs: 1000,
+	widenFirstMs: 3000,
 	widenFactor: 2,
-	widenCapMs: 3000,
-	widenSpread: 0.5,
+	widenCapMs: 4000,
+	widenSpread: 0.2,
+	widenAfterStreak: 2,
 	holdWideMs: 6000,
 	narrowStepMs: 1000,
 	contentionWindowMs: 15_000,
@@ -126,11 +131,20 @@ export interface KeyState {
 	holdWideUntil: number;
 	/** Caution after a jitter 429. */
 	cautionMs: number;
+	/** Accepted answers in a row (the widening waits for widenAfterStreak of them). */
+	acceptedStreak: number;
 	last429At?: number;
 	lastAcceptedAt?: number;
 }
 
-export const INITIAL_KEY_STATE: Readonly<KeyState> = Object.freeze({ lastLowerBoundMs: 0, pausedUntil: 0, extraGapMs: 0, holdWideUntil: 0, cautionMs: 0 });
+export const INITIAL_KEY_STATE: Readonly<KeyState> = Object.freeze({
+	lastLowerBoundMs: 0,
+	pausedUntil: 0,
+	extraGapMs: 0,
+	holdWideUntil: 0,
+	cautionMs: 0,
+	acceptedStreak: 0,
+});
 
 /**
  * One process's own round trips with the key, oldest first: `at` = answeredAt, `ms` = RTT. `first`
@@ -172,7 +186,8 @@ export function roundTripLowerBound(samples: RoundTrips, now: number, policy: Pa
 export function earliestSendAt(key: KeyState, lowerBoundMs: number, random = 0.5, policy: PacingPolicy = PACING): number {
 	if (key.lastAnsweredAt === undefined) return key.pausedUntil;
 	const credit = Math.min(lowerBoundMs, key.lastLowerBoundMs);
-	const extra = key.extraGapMs * (1 + policy.widenSpread * (2 * random - 1));
+	const widened = key.acceptedStreak >= policy.widenAfterStreak;
+	const extra = widened ? key.extraGapMs * (1 + policy.widenSpread * (2 * random - 1)) : 0;
 	const gap = policy.minGapMs + policy.marginMs + key.cautionMs + extra;
 	return Math.max(key.lastAnsweredAt + Math.max(0, gap - credit), key.pausedUntil);
 }
@@ -210,12 +225,13 @@ export function afterAnswer(before: KeyState, samples: RoundTrips, answer: Answe
 	const now = answer.answeredAt;
 	if (answer.kind === 'noAnswer') {
 		// It may have arrived just before the error: pace the next one from now, without RTT credit.
-		return { key: { ...before, lastAnsweredAt: now, lastLowerBoundMs: 0 }, samples };
+		return { key: { ...before, lastAnsweredAt: now, lastLowerBoundMs: 0, acceptedStreak: 0 }, samples };
 	}
 	const sample = { at: now, ms: Math.max(0, answer.answeredAt - answer.sentAt), ...(samples.length === 0 ? { first: true } : {}) };
 	const nextSamples = [...samples, sample].slice(-policy.sampleWindow);
 	const key: KeyState = { ...before, lastAnsweredAt: now, lastLowerBoundMs: roundTripLowerBound(nextSamples, now, policy) };
 
+	key.acceptedStreak = answer.kind === 'accepted' ? before.acceptedStreak + 1 : 0;
 	if (answer.kind === 'accepted') {
 		key.lastAcceptedAt = now;
 		key.cautionMs = Math.max(0, before.cautionMs - policy.cautionDecayMs);
