@@ -13,6 +13,11 @@ export const API_PATHS = {
 
 /** Contract: 1 request per second per API key. How requests are paced: transport/limiter/pacing.ts. */
 export const MIN_GAP_MS = 1000;
+/**
+ * Added to every gap the pacing aims at (at the server's arrival times): the clocks' millisecond
+ * granularity and the small errors of the round-trip model, on a busy machine too. 10 ms = 1% of the limit.
+ */
+export const SAFETY_MARGIN_MS = 10;
 
 /** Contract: per_page maximum 100 (requests, sessions, forms); the default is 25. */
 export const MAX_PER_PAGE = 100;

@@ -104,12 +104,13 @@ export async function takeTurn<T>(
 
 	const sentAt = Date.now();
 	let value: T;
+	let returned = false;
 	try {
 		value = await send();
-	} catch (error) {
-		// No answer: the request may have reached the server; the next one is paced from now.
-		await Promise.resolve(store.write(pacer.record(key, { kind: 'noAnswer', sentAt, answeredAt: Date.now() }).key)).catch(() => undefined);
-		throw error;
+		returned = true;
+	} finally {
+		// `send` threw: the request may have reached the server; the next one is paced from now.
+		if (!returned) await Promise.resolve(store.write(pacer.record(key, { kind: 'noAnswer', sentAt, answeredAt: Date.now() }).key)).catch(() => undefined);
 	}
 	const answer: ServerAnswer = options.answerOf?.(value) ?? { kind: 'accepted' };
 	const { key: next, warn } = pacer.record(key, { kind: answer.kind, sentAt, answeredAt: Date.now(), retryAfterMs: answer.retryAfterMs });

@@ -38,7 +38,7 @@
  *   locked out by ours. Back to full pace about 10 s after the other client stops.
  */
 
-import { MIN_GAP_MS } from '../../constants';
+import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../../constants';
 
 /** The policy's constants (see PACING for the values). */
 export interface PacingPolicy {
@@ -79,7 +79,7 @@ export interface PacingPolicy {
 
 export const PACING: Readonly<PacingPolicy> = Object.freeze({
 	minGapMs: MIN_GAP_MS,
-	marginMs: 10,
+	marginMs: SAFETY_MARGIN_MS,
 	sampleWindow: 16,
 	sampleMaxAgeMs: 5 * 60_000,
 	overestimateChance: 0.1,

@@ -1,3 +1,4 @@
+import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../../constants';
 import { processSingleton } from '../processSingleton';
 import type { KeyLimiter } from './keyLimiter';
 import { createLocalLimiter } from './localLimiter';
@@ -26,13 +27,17 @@ function registry(): Registry {
 	return processSingleton('n8n-nodes-booking-requests.limiter-registry.v2', () => ({ limiters: new Map() }));
 }
 
+/** The contract's gap plus the pacing margin: what `setPacingGapForTests` restores (with MIN_GAP_MS too). */
+export const GAP_MS = MIN_GAP_MS + SAFETY_MARGIN_MS;
+
 /**
- * For tests only: volume tests run the sandbox with a shorter rate gap (`minGapMs`; correctness does
- * not need the real 1 s) and pace this process to match. Applies to per-process limiters created
- * afterwards (the existing ones are dropped). `setPacingGapForTests(PACING.minGapMs)` restores it.
+ * For tests only: volume tests run the sandbox with a shorter rate gap (its `minGapMs`; correctness
+ * does not need the real 1 s) and pace this process for a server with that gap (the margin is added
+ * as usual). Applies to per-process limiters created afterwards (the existing ones are dropped).
+ * `setPacingGapForTests(GAP_MS)` or `(MIN_GAP_MS)` restores the contract's pacing.
  */
 export function setPacingGapForTests(gapMs: number): void {
-	registry().minGapMs = gapMs === PACING.minGapMs ? undefined : gapMs;
+	registry().minGapMs = gapMs === MIN_GAP_MS || gapMs === GAP_MS ? undefined : gapMs;
 	registry().limiters.clear();
 }
 

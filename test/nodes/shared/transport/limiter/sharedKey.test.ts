@@ -4,11 +4,10 @@
  * This node must finish with the exact result and no error, slow down to leave the other client at
  * least half of its calls, and return to full pace after the other client stops.
  */
-import axios from 'axios';
-
 import type { Sandbox } from '../../../../sandbox';
 import { hashKey, startSandbox } from '../../../../sandbox';
 import { createHarness } from '../../../../support/inProcessN8n';
+import { isOtherClient, otherClientCalls, startOtherClient } from '../../../../support/otherClient';
 import { acceptedEntries, rateLimitedCount } from '../../../../support/sandboxGaps';
 
 jest.setTimeout(180_000);
@@ -16,55 +15,18 @@ jest.setTimeout(180_000);
 const figures: string[] = [];
 afterAll(() => console.log(`Another client on the key at 0.5 request/s:\n${figures.join('\n')}`));
 
-/** The other client: a GET every `periodMs` with the same key, from its own HTTP client; no retries. */
-function competitor(sandbox: Sandbox, periodMs = 2000) {
-	const sent: Array<{ at: number; status: number }> = [];
-	let stopped = false;
-	const timers = new Set<ReturnType<typeof setTimeout>>();
-	const tick = () => {
-		if (stopped) return;
-		const at = Date.now();
-		axios
-			.get(`${sandbox.url}/api/v1/forms`, { headers: { Authorization: `Bearer ${sandbox.keys.demo}` }, validateStatus: () => true, params: { competitor: 1 } })
-			.then((response) => sent.push({ at, status: response.status }))
-			.catch(() => sent.push({ at, status: 0 }));
-		const timer = setTimeout(tick, periodMs);
-		timers.add(timer);
-	};
-	tick();
-	return {
-		sent,
-		stop() {
-			stopped = true;
-			for (const timer of timers) clearTimeout(timer);
-		},
-		/** Its calls that reached the server between two times (sandbox clock), and how many were accepted. */
-		between(log: Sandbox['log'], from: number, to: number) {
-			const mine = log.filter((entry) => entry.query.competitor === '1' && entry.at >= from && entry.at <= to);
-			return { calls: mine.length, accepted: mine.filter((entry) => entry.status === 200).length };
-		},
-	};
-}
-
-/** Resolves shortly after the competitor's next accepted call: the key was just used by someone else. */
-async function afterCompetitorAccepted(other: ReturnType<typeof competitor>, delayMs: number): Promise<void> {
-	const seen = other.sent.filter((call) => call.status === 200).length;
-	while (other.sent.filter((call) => call.status === 200).length === seen) await new Promise((resolve) => setTimeout(resolve, 5));
-	await new Promise((resolve) => setTimeout(resolve, delayMs));
-}
-
 function ourEntries(log: Sandbox['log']) {
-	return log.filter((entry) => entry.query.competitor !== '1');
+	return log.filter((entry) => !isOtherClient(entry));
 }
 
 describe('another client on the same key, uncoordinated', () => {
 	test('at 0.5 request/s during a Return All of 1,000: exact result, no error, the other client gets at least half of its calls through', async () => {
 		const sandbox = await startSandbox({ sizes: { requests: 1000, sessions: 5 } });
-		const other = competitor(sandbox);
+		const other = startOtherClient(sandbox, sandbox.keys.demo);
 		try {
 			// The other client has the key to itself for a while; our run starts right after one of its calls.
 			await new Promise((resolve) => setTimeout(resolve, 3000));
-			await afterCompetitorAccepted(other, 150);
+			await other.afterNextAccepted(150);
 			const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 			const started = Date.now();
 			const result = await harness.runAction({ resource: 'bookingRequest', operation: 'getAll', returnAll: true, simplify: false });
@@ -75,7 +37,7 @@ describe('another client on the same key, uncoordinated', () => {
 			expect(result.items).toHaveLength(1000);
 			expect(new Set(result.items.map((item) => item.json.id))).toEqual(new Set(sandbox.workspace().requests.map((request) => request.id)));
 			const ours = ourEntries(sandbox.log);
-			const theirs = other.between(sandbox.log, ours[0].at, ours[ours.length - 1].at);
+			const theirs = otherClientCalls(sandbox.log, ours[0].at, ours[ours.length - 1].at);
 			const our429 = ours.filter((entry) => entry.status === 429).length;
 			figures.push(
 				`during our Return All of 1,000: we made ${ours.length} calls (${our429} × 429) in ${seconds.toFixed(1)} s; the other client ${theirs.accepted} of ${theirs.calls} accepted`,
@@ -90,10 +52,10 @@ describe('another client on the same key, uncoordinated', () => {
 
 	test('the other client stops halfway: this node is back to full pace within seconds, and the result is exact', async () => {
 		const sandbox = await startSandbox({ sizes: { requests: 4000, sessions: 5 } });
-		const other = competitor(sandbox);
+		const other = startOtherClient(sandbox, sandbox.keys.demo);
 		try {
 			await new Promise((resolve) => setTimeout(resolve, 3000));
-			await afterCompetitorAccepted(other, 150);
+			await other.afterNextAccepted(150);
 			const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 			const run = harness.runAction({ resource: 'bookingRequest', operation: 'getAll', returnAll: true, simplify: false });
 			await new Promise((resolve) => setTimeout(resolve, 20_000));

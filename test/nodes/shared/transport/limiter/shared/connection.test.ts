@@ -14,7 +14,7 @@ import { acceptedGaps, rateLimitedCount } from '../../../../../support/sandboxGa
 import type { Sandbox } from '../../../../../sandbox';
 import { hashKey, startSandbox } from '../../../../../sandbox';
 import { keyIdOf } from '../../../../../../nodes/shared/transport/keyId';
-import { limiterFor, limiterIds } from '../../../../../../nodes/shared/transport/limiterRegistry';
+import { limiterFor, limiterIds } from '../../../../../../nodes/shared/transport/limiter/registry';
 import {
 	REDIS_CONNECTION_NAME,
 	SHARED_LIMIT_DEFAULTS,
