@@ -31,9 +31,9 @@
  *   answer (so it arrived ≥ minGap after the previous arrival whatever the network did), or the key
  *   had no previous request, or 429s keep coming. The key's gap is widened multiplicatively (AIMD:
  *   +3 s, then +4 s at most) and narrowed additively (1 s per accepted request) once no contention 429
- *   came for 6 s. The widening is not applied to the retry after the 429 nor to the request after
- *   that: the 429 has just shown that the other client was served, so those two fit before its next
- *   request; the gap after them leaves it room (a client at 0.5 request/s then gets about two calls in
+ *   came for 6 s. The widening is not applied to the retry after a single 429 nor to the request
+ *   after that: the 429 has just shown that the other client was served, so those two fit before its
+ *   next request; the gap after them leaves it room (a client at 0.5 request/s then gets about two calls in
  *   three through). Each widened gap is drawn ±20% so that a client with a fixed period cannot stay
  *   locked out by ours. Back to full pace about 10 s after the other client stops.
  */
@@ -65,7 +65,7 @@ export interface PacingPolicy {
 	widenCapMs: number;
 	/** Each gap with an extra is drawn uniformly in extra × [1 − spread, 1 + spread]. */
 	widenSpread: number;
-	/** …applied only after this many accepted answers in a row (0: always). */
+	/** …applied only after this many accepted answers, or 429s, in a row (0: always). */
 	widenAfterStreak: number;
 	/** The extra holds this long after the last contention 429… */
 	holdWideMs: number;
@@ -131,8 +131,10 @@ export interface KeyState {
 	holdWideUntil: number;
 	/** Caution after a jitter 429. */
 	cautionMs: number;
-	/** Accepted answers in a row (the widening waits for widenAfterStreak of them). */
+	/** Accepted answers in a row (the widening waits for widenAfterStreak of them)… */
 	acceptedStreak: number;
+	/** …or for as many 429s in a row. */
+	rejectedStreak: number;
 	last429At?: number;
 	lastAcceptedAt?: number;
 }
@@ -144,6 +146,7 @@ export const INITIAL_KEY_STATE: Readonly<KeyState> = Object.freeze({
 	holdWideUntil: 0,
 	cautionMs: 0,
 	acceptedStreak: 0,
+	rejectedStreak: 0,
 });
 
 /**
@@ -186,7 +189,7 @@ export function roundTripLowerBound(samples: RoundTrips, now: number, policy: Pa
 export function earliestSendAt(key: KeyState, lowerBoundMs: number, random = 0.5, policy: PacingPolicy = PACING): number {
 	if (key.lastAnsweredAt === undefined) return key.pausedUntil;
 	const credit = Math.min(lowerBoundMs, key.lastLowerBoundMs);
-	const widened = key.acceptedStreak >= policy.widenAfterStreak;
+	const widened = key.acceptedStreak >= policy.widenAfterStreak || key.rejectedStreak >= policy.widenAfterStreak;
 	const extra = widened ? key.extraGapMs * (1 + policy.widenSpread * (2 * random - 1)) : 0;
 	const gap = policy.minGapMs + policy.marginMs + key.cautionMs + extra;
 	return Math.max(key.lastAnsweredAt + Math.max(0, gap - credit), key.pausedUntil);
@@ -225,13 +228,14 @@ export function afterAnswer(before: KeyState, samples: RoundTrips, answer: Answe
 	const now = answer.answeredAt;
 	if (answer.kind === 'noAnswer') {
 		// It may have arrived just before the error: pace the next one from now, without RTT credit.
-		return { key: { ...before, lastAnsweredAt: now, lastLowerBoundMs: 0, acceptedStreak: 0 }, samples };
+		return { key: { ...before, lastAnsweredAt: now, lastLowerBoundMs: 0, acceptedStreak: 0, rejectedStreak: 0 }, samples };
 	}
 	const sample = { at: now, ms: Math.max(0, answer.answeredAt - answer.sentAt), ...(samples.length === 0 ? { first: true } : {}) };
 	const nextSamples = [...samples, sample].slice(-policy.sampleWindow);
 	const key: KeyState = { ...before, lastAnsweredAt: now, lastLowerBoundMs: roundTripLowerBound(nextSamples, now, policy) };
 
 	key.acceptedStreak = answer.kind === 'accepted' ? before.acceptedStreak + 1 : 0;
+	key.rejectedStreak = answer.kind === 'rateLimited' ? before.rejectedStreak + 1 : 0;
 	if (answer.kind === 'accepted') {
 		key.lastAcceptedAt = now;
 		key.cautionMs = Math.max(0, before.cautionMs - policy.cautionDecayMs);

@@ -58,7 +58,7 @@ function failWaiting(instance: LimiterInstance, error: SharedLimitError): void {
 	instance.waiting.clear();
 }
 
-const NUMBER_FIELDS = ['lastAnsweredAt', 'lastLowerBoundMs', 'pausedUntil', 'extraGapMs', 'holdWideUntil', 'cautionMs', 'acceptedStreak', 'last429At', 'lastAcceptedAt'] as const;
+const NUMBER_FIELDS = ['lastAnsweredAt', 'lastLowerBoundMs', 'pausedUntil', 'extraGapMs', 'holdWideUntil', 'cautionMs', 'acceptedStreak', 'rejectedStreak', 'last429At', 'lastAcceptedAt'] as const;
 
 /** The stored KeyState; anything unreadable counts as absent (the key then starts fresh: L = 0). */
 export function parseKeyState(raw: string | null): KeyState {

@@ -107,6 +107,13 @@ describe('the send time', () => {
 		expect(earliestSendAt(afterRetry, 0)).toBe(T0 + GAP);
 		expect(earliestSendAt({ ...afterRetry, acceptedStreak: 0, pausedUntil: T0 + 1005 }, 0)).toBe(T0 + GAP);
 		expect(earliestSendAt({ ...afterRetry, acceptedStreak: 2 }, 0)).toBe(T0 + GAP + 3000);
+		// Two 429s in a row (a key that stays taken): the retries are spread out too.
+		const second429 = { ...afterRetry, acceptedStreak: 0, rejectedStreak: 2, pausedUntil: T0 + 1010 };
+		expect(earliestSendAt(second429, 0)).toBe(T0 + GAP + 3000);
+		const streaks = afterAnswer(second429, [], { kind: 'rateLimited', sentAt: T0 + 4000, answeredAt: T0 + 4010 }).key;
+		expect([streaks.acceptedStreak, streaks.rejectedStreak]).toEqual([0, 3]);
+		const accepted = afterAnswer(streaks, [], { kind: 'accepted', sentAt: T0 + 8000, answeredAt: T0 + 8010 }).key;
+		expect([accepted.acceptedStreak, accepted.rejectedStreak]).toEqual([1, 0]);
 	});
 
 	test('policyForGap: a faster test server scales the contention timings, not the margin', () => {
