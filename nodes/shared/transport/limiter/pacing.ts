@@ -18,7 +18,7 @@
  * L comes from this process's own recent round trips (roundTripLowerBound): the smallest, minus an
  * uncertainty that shrinks with the number of samples. Few samples of a jittery route say little
  * about how fast the next request can be, so L stays near 0 (the old "from the response" rule) until
- * the samples agree; a constant route gets L ≈ RTT from its third call on. When the previous request
+ * the samples agree; on a constant route the fourth request already gets L ≈ RTT. When the previous request
  * was another process's (Redis mode), the smaller of the two processes' L is used: safe whatever
  * share of the round trip lies before the server, as long as it is about the same share for both
  * (README, queue mode).
@@ -33,9 +33,10 @@
  *   +3 s, then +4 s at most) and narrowed additively (1 s per accepted request) once no contention 429
  *   came for 6 s. The widening is not applied to the retry after a single 429 nor to the request
  *   after that: the 429 has just shown that the other client was served, so those two fit before its
- *   next request; the gap after them leaves it room (a client at 0.5 request/s then gets about two calls in
- *   three through). Each widened gap is drawn ±20% so that a client with a fixed period cannot stay
- *   locked out by ours. Back to full pace about 10 s after the other client stops.
+ *   next request; the gap after them leaves it room (a client at 0.5 request/s then gets more than
+ *   half of its calls through: simulated and measured 57–63%). After two 429s in a row the retries
+ *   are spread out too. Each widened gap is drawn ±20% so that a client with a fixed period cannot
+ *   stay locked out by ours. Back to full pace about 10 s after the other client stops.
  */
 
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../../constants';

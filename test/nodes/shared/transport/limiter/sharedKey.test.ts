@@ -40,7 +40,7 @@ describe('another client on the same key, uncoordinated', () => {
 			const theirs = otherClientCalls(sandbox.log, ours[0].at, ours[ours.length - 1].at);
 			const our429 = ours.filter((entry) => entry.status === 429).length;
 			figures.push(
-				`during our Return All of 1,000: we made ${ours.length} calls (${our429} × 429) in ${seconds.toFixed(1)} s; the other client ${theirs.accepted} of ${theirs.calls} accepted`,
+				`during our Return All of 1,000: we made ${ours.length} calls (${our429} × 429) in ${seconds.toFixed(1)} s; the other client ${theirs.accepted} of ${theirs.calls} accepted (${theirs.calls - theirs.accepted} × 429)`,
 			);
 			expect(theirs.calls).toBeGreaterThanOrEqual(4);
 			expect(theirs.accepted / theirs.calls).toBeGreaterThanOrEqual(0.5);
@@ -75,8 +75,9 @@ describe('another client on the same key, uncoordinated', () => {
 			const paceBefore = (before[before.length - 1].at - before[0].at) / 1000 / (before.length - 1);
 			const tail = after.slice(back);
 			const paceAfter = (tail[tail.length - 1].at - tail[0].at) / 1000 / (tail.length - 1);
+			const theirs = otherClientCalls(sandbox.log, 0, stoppedAt);
 			figures.push(
-				`other client stops after 20 s: our pace ${paceBefore.toFixed(2)} s/call while it ran, full pace again ${recoveredAfter.toFixed(1)} s after it stopped, then ${paceAfter.toFixed(3)} s/call; our 429s ${rateLimitedCount(ourEntries(sandbox.log), hashKey(sandbox.keys.demo))}`,
+				`other client stops after 20 s (${theirs.accepted} of ${theirs.calls} of its calls accepted): our pace ${paceBefore.toFixed(2)} s/call while it ran, full pace again ${recoveredAfter.toFixed(1)} s after it stopped, then ${paceAfter.toFixed(3)} s/call; our 429s ${rateLimitedCount(ourEntries(sandbox.log), hashKey(sandbox.keys.demo))}`,
 			);
 			expect(recoveredAfter).toBeLessThan(20);
 			expect(paceAfter).toBeLessThan(1.05);
