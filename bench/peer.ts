@@ -4,9 +4,14 @@
  *  (b) n8n's HTTP Request node configured as a careful user would: `page` query parameter updated in
  *      each request, per_page=100, 1,000 ms between requests, complete when a page is empty or
  *      page × per_page ≥ total.
- * Each is run twice: clean, and with the sandbox answering 429 to every 5th request.
+ * On loopback each is run twice: clean, and with the sandbox answering 429 to every 5th request.
+ * Then at each network latency of the pacing rows (the sandbox's latency before its rate check:
+ * 100 ms, 250 ms, 80–320 ms), clean; n8n is restarted for each latency, so this node's limiter
+ * starts cold (no round trip known) as in a freshly started n8n.
  * Seconds are measured at the server (first to last request it received), so n8n's CLI start-up
  * and the REST round trips are not counted against either side.
+ *
+ *   peer.ts <N> [--latencies=100,250,80-320]   (--latencies= for the loopback rows only)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,11 +24,16 @@ import { N8nRest } from '../test/support/n8n/rest';
 import { ensureN8n } from '../test/support/n8n/install';
 import { startN8n } from '../test/support/n8n/server';
 import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
-import { hashKey, startSandbox } from '../test/sandbox';
-import type { RowResult } from './rows';
+import { hashKey, startSandbox, type Latency } from '../test/sandbox';
+import { latencyLabel, type RowResult } from './rows';
 
 const REPO = path.resolve(__dirname, '..');
 const n = Number(process.argv[2] ?? 1000);
+const latencyArg = process.argv.find((arg) => arg.startsWith('--latencies='))?.slice('--latencies='.length) ?? '100,250,80-320';
+const latencies: Latency[] = latencyArg
+	.split(',')
+	.filter(Boolean)
+	.map((spec) => (spec.includes('-') ? (spec.split('-').map(Number) as [number, number]) : Number(spec)));
 const log = (message: string) => process.stderr.write(`peer: ${message}\n`);
 
 const CREDS = {
@@ -104,48 +114,54 @@ async function main() {
 		}),
 	]);
 
-	const server = await startN8n({ userFolder, install });
-	const rest = new N8nRest(server.url, install);
-	await rest.setupOwner();
-
 	const rows: RowResult[] = [];
 	const keyHash = hashKey(sandbox.keys.demo);
-	for (const [workflowId, label, viaHttpNode] of [
-		['benchPackageNode', 'this node, Return All', false],
-		['benchHttpRequest', 'HTTP Request node, page parameter + 1,000 ms interval', true],
-	] as const) {
-		for (const injected of [false, true]) {
-			sandbox.setFaults(injected ? { every429: 5 } : {});
-			sandbox.clearLog();
-			await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh rate budget
-			log(`${label}${injected ? ' with 429 every 5th' : ''}`);
-			// A manual run through the REST API, as from the editor: `n8n execute --rawOutput` prints the
-			// whole run data and n8n exits before a pipe has taken several MB of it.
-			const result = await rest.runFromTrigger(workflowId, 'Start', 600_000);
-			const entries = sandbox.log;
-			const span = entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0;
-			const got = countItems(result, viaHttpNode);
-			const gaps = acceptedGaps(entries, keyHash);
-			const outcome = result.ok
-				? got === n
-					? `complete: ${got} items`
-					: `INCOMPLETE: ${got} of ${n} items`
-				: `FAILED: ${(result.nodeErrors.List?.message ?? result.error?.message ?? 'error').slice(0, 80)}`;
-			rows.push({
-				row: `Real n8n ${install.version}: ${label}${injected ? ', sandbox injects 429 every 5th request' : ''}`,
-				items: got,
-				calls: entries.length,
-				minCalls: Math.ceil(n / 100),
-				seconds: span,
-				minSeconds: Math.ceil(n / 100) - 1,
-				rateLimited: rateLimitedCount(entries, keyHash) + entries.filter((entry) => entry.fault === 'every429').length,
-				minGapMs: gaps.length ? Math.min(...gaps) : null,
-				peakRssMb: n8nPeakRssMb(server.pid),
-				note: `${outcome}; seconds at the server; RSS = n8n process peak so far`,
-			});
+	const phases: Array<{ latency: Latency; injected: boolean[] }> = [{ latency: null, injected: [false, true] }, ...latencies.map((latency) => ({ latency, injected: [false] }))];
+	for (const phase of phases) {
+		// A fresh n8n per latency: this node's limiter starts with no round trip known.
+		const server = await startN8n({ userFolder, install });
+		const rest = new N8nRest(server.url, install);
+		await rest.setupOwner();
+		sandbox.setLatency(phase.latency);
+		for (const [workflowId, label, viaHttpNode] of [
+			['benchPackageNode', 'this node, Return All', false],
+			['benchHttpRequest', 'HTTP Request node, page parameter + 1,000 ms interval', true],
+		] as const) {
+			for (const injected of phase.injected) {
+				sandbox.setFaults(injected ? { every429: 5 } : {});
+				sandbox.clearLog();
+				await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh rate budget
+				const where = phase.latency === null ? '' : `, ${latencyLabel(phase.latency)}`;
+				log(`${label}${where}${injected ? ' with 429 every 5th' : ''}`);
+				// A manual run through the REST API, as from the editor: `n8n execute --rawOutput` prints the
+				// whole run data and n8n exits before a pipe has taken several MB of it.
+				const result = await rest.runFromTrigger(workflowId, 'Start', 600_000);
+				const entries = sandbox.log;
+				const span = entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0;
+				const got = countItems(result, viaHttpNode);
+				const gaps = acceptedGaps(entries, keyHash);
+				const outcome = result.ok
+					? got === n
+						? `complete: ${got} items`
+						: `INCOMPLETE: ${got} of ${n} items`
+					: `FAILED: ${(result.nodeErrors.List?.message ?? result.error?.message ?? 'error').slice(0, 80)}`;
+				rows.push({
+					row: `Real n8n ${install.version}${where}: ${label}${injected ? ', sandbox injects 429 every 5th request' : ''}`,
+					items: got,
+					calls: entries.length,
+					minCalls: Math.ceil(n / 100),
+					seconds: span,
+					minSeconds: Math.ceil(n / 100) - 1,
+					rateLimited: rateLimitedCount(entries, keyHash) + entries.filter((entry) => entry.fault === 'every429').length,
+					minGapMs: gaps.length ? Math.min(...gaps) : null,
+					peakRssMb: n8nPeakRssMb(server.pid),
+					note: `${outcome}; seconds at the server; RSS = n8n process peak so far`,
+				});
+			}
 		}
+		await server.stop();
 	}
-	await server.stop();
+	sandbox.setLatency(null);
 	await sandbox.close();
 	fs.rmSync(work, { recursive: true, force: true });
 	process.stdout.write(`\n${JSON.stringify(rows)}\n`);

@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { createHarness } from '../test/support/inProcessN8n';
 import type { PollState } from '../test/support/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
-import { hashKey, startSandbox } from '../test/sandbox';
+import { hashKey, startSandbox, type Latency } from '../test/sandbox';
 
 export interface RowResult {
 	row: string;
@@ -26,6 +26,12 @@ export interface RowResult {
 }
 
 const ceil100 = (n: number) => Math.ceil(n / 100);
+
+/** How the bench names a network latency of the sandbox (before its rate check). */
+export function latencyLabel(latency: Latency): string {
+	if (latency === null || latency === 0) return 'loopback';
+	return Array.isArray(latency) ? `${latency[0]}–${latency[1]} ms jittery` : `${latency} ms constant`;
+}
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 async function returnAll(n: number): Promise<RowResult> {

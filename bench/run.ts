@@ -6,6 +6,10 @@
  *
  * Flags: --quick   scales the 10,000-request row down to 2,000 (said in the table)
  *        --no-peer skips the rows that run in a real n8n
+ *        --only=<groups> runs only these groups (comma-separated): main (in-process Return All,
+ *                  two executions, trigger), pacing (Return All at each network latency, cold and
+ *                  warm), queue (3 processes on Redis), neighbour (another client on the key),
+ *                  peer (real n8n: this node vs the HTTP Request node, loopback and each latency)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +21,8 @@ import type { RowResult } from './rows';
 const ROOT = path.resolve(__dirname, '..');
 const args = new Set(process.argv.slice(2));
 const large = args.has('--quick') ? 2_000 : 10_000;
+const only = [...args].find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const wanted = (group: string) => (only ? only.includes(group) : group !== 'peer' || !args.has('--no-peer'));
 
 async function runChild(entry: string, childArgs: string[]): Promise<RowResult[]> {
 	return await new Promise((resolve, reject) => {
@@ -68,13 +74,30 @@ function table(rows: RowResult[]): string {
 async function main() {
 	const started = Date.now();
 	const rows: RowResult[] = [];
-	const plan: Array<[string, string[]]> = [
-		['bench/row-main.ts', ['returnAll', '1000']],
-		['bench/row-main.ts', ['returnAll', String(large)]],
-		['bench/row-main.ts', ['twoExecutions', '1000']],
-		['bench/row-main.ts', ['trigger', '250']],
+	const groups: Array<[string, Array<[string, string[]]>]> = [
+		[
+			'main',
+			[
+				['bench/row-main.ts', ['returnAll', '1000']],
+				['bench/row-main.ts', ['returnAll', String(large)]],
+				['bench/row-main.ts', ['twoExecutions', '1000']],
+				['bench/row-main.ts', ['trigger', '250']],
+			],
+		],
+		// Issue 14: the same Return All at the server's arrival times, per network latency.
+		['pacing', ['0', '100', '250', '80-320'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],
+		['queue', [['bench/pacingRows.ts', ['queue', '3', '1000']]]],
+		// Issue 18: another client on the key.
+		[
+			'neighbour',
+			[
+				['bench/pacingRows.ts', ['neighbour', 'after', '1000']],
+				['bench/pacingRows.ts', ['neighbour', 'random', '1000']],
+			],
+		],
+		['peer', [['bench/peer.ts', ['1000']]]],
 	];
-	if (!args.has('--no-peer')) plan.push(['bench/peer.ts', ['1000']]);
+	const plan = groups.filter(([group]) => wanted(group)).flatMap(([, entries]) => entries);
 	for (const [entry, childArgs] of plan) {
 		process.stderr.write(`bench: ${entry} ${childArgs.join(' ')}…\n`);
 		rows.push(...(await runChild(entry, childArgs)));
@@ -83,7 +106,7 @@ async function main() {
 	const when = new Date().toISOString();
 	const markdown = [
 		`Benchmark of ${when} on ${machine}${large !== 10_000 ? ` (--quick: the large row lists ${large.toLocaleString('en-US')} instead of 10,000)` : ''}.`,
-		'Sandbox API on loopback enforcing 1 request/second per key; ratios are measured ÷ the contract\'s physical limit (1.00 = at the limit).',
+		'Sandbox API enforcing 1 request/second per key, on loopback unless a row names a network latency (added by the sandbox before its rate check); ratios are measured ÷ the contract\'s physical limit (1.00 = at the limit).',
 		'',
 		table(rows),
 		'',

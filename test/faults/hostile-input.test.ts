@@ -219,7 +219,7 @@ describe('Base URL with the wrong scheme', () => {
 		const started = Date.now();
 		const result = await harness.runAction(forms);
 		expect(result.error?.message).toBe('Could not set up a secure (https) connection to the Booking Requests API');
-		expect(result.error?.description).toMatch(/^TLS error EPROTO\. Check the credential's Base URL/);
+		expect(result.error?.description).toMatch(/^TLS error EPROTO\. Check the Base URL in the 'Booking Requests \(test\)' credential/);
 		expect(Date.now() - started).toBeLessThan(3_000);
 	});
 });

@@ -10,6 +10,7 @@ import type { ActionResult, Harness } from '../support/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../support/sandboxGaps';
 import type { Sandbox } from '../sandbox';
 import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../sandbox';
+import { setRetryRulesForTests } from '../../nodes/shared/transport/limiter/registry';
 import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';
 
 let sandbox: Sandbox;
@@ -89,18 +90,20 @@ describe('retries stay bounded', () => {
 		expect(ms).toBeLessThan(15_000);
 	});
 
-	test('a server that always answers 429: a clear error after 6 attempts that names the shared-key cause, within 10 s', async () => {
+	test('a server that always answers 429: retried, slower and slower, until no request was accepted for the stall time (2 min; 5 s here), then a clear error that names the shared-key cause', async () => {
 		sandbox.setFaults({ always: 429 });
+		setRetryRulesForTests({ stallMs: 5000 });
 		const started = Date.now();
-		const result = await demo.runAction(returnAll('bookingSession'));
+		const result = await demo.runAction(returnAll('bookingSession')).finally(() => setRetryRulesForTests(undefined));
 		const ms = Date.now() - started;
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toBe('Rate limit still exceeded after 6 attempts (429 rate_limited)');
-		expect(result.error?.description).toMatch(/another integration or n8n instance is most likely using the same API key/);
-		expect(sandbox.log).toHaveLength(6);
+		expect(result.error?.message).toBe('Rate limit: no request with this API key was accepted for 5 s (429 rate_limited)');
+		expect(result.error?.description).toMatch(/Another client is using the same API key/);
+		expect(sandbox.log.length).toBeGreaterThanOrEqual(2);
 		// every retry waited the Retry-After second
 		for (let i = 1; i < sandbox.log.length; i++) expect(sandbox.log[i].at - sandbox.log[i - 1].at).toBeGreaterThanOrEqual(1000);
-		expect(ms).toBeLessThan(10_000);
+		expect(ms).toBeGreaterThanOrEqual(5000);
+		expect(ms).toBeLessThan(12_000);
 	});
 
 	test('a server that drops every connection: a clear network error after 5 attempts, within 15 s', async () => {
@@ -117,6 +120,7 @@ describe('retries stay bounded', () => {
 
 	test('a failure on page 2 of 3 fails the whole listing: no partial list reaches the workflow', async () => {
 		// Page 1 is answered, then the server fails for good.
+		setRetryRulesForTests({ stallMs: 5000 });
 		const pending = demo.runAction(returnAll('bookingRequest'));
 		await new Promise<void>((resolve) => {
 			const wait = setInterval(() => {
@@ -127,9 +131,9 @@ describe('retries stay bounded', () => {
 			}, 10);
 		});
 		sandbox.setFaults({ always: 429 });
-		const result = await pending;
+		const result = await pending.finally(() => setRetryRulesForTests(undefined));
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toBe('Rate limit still exceeded after 6 attempts (429 rate_limited)');
+		expect(result.error?.message).toBe('Rate limit: no request with this API key was accepted for 5 s (429 rate_limited)');
 		expect(sandbox.log.filter((entry) => entry.status === 200)).toHaveLength(1);
 	});
 });

@@ -1,6 +1,7 @@
 // Starts the sandbox API server from the command line and prints its URL and keys.
 //   node scripts/ts-run.js test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--seed 42]
-//        [--min-gap 1000] [--no-rate-limit] [--quiet]
+//        [--min-gap 1000] [--latency 250 | --latency 80-320] [--no-rate-limit] [--quiet]
+//   --latency: network latency before the rate check, constant or a min-max range in ms.
 //   npm run sandbox -- --port 4010        (package.json script, through test/sandbox/cli.js)
 // Ctrl+C (SIGINT) or SIGTERM closes the server and exits 0.
 
@@ -8,7 +9,7 @@ import { startSandbox } from './server';
 import type { SandboxOptions } from './types';
 
 function usage(): never {
-	console.error('usage: cli.ts [--port N] [--host H] [--seed N] [--min-gap MS] [--no-rate-limit] [--quiet]');
+	console.error('usage: cli.ts [--port N] [--host H] [--seed N] [--min-gap MS] [--latency MS | --latency MIN-MAX] [--no-rate-limit] [--quiet]');
 	process.exit(2);
 }
 
@@ -18,6 +19,16 @@ function intArg(name: string, v: string | undefined): number {
 		usage();
 	}
 	return Number(v);
+}
+
+/** `250` or `80-320` (ms). */
+export function latencyArg(v: string | undefined): number | [number, number] {
+	const m = v === undefined ? null : /^(\d+)(?:-(\d+))?$/.exec(v);
+	if (!m || (m[2] !== undefined && Number(m[1]) > Number(m[2]))) {
+		console.error('--latency needs MS or MIN-MAX (non-negative integers, MIN <= MAX)');
+		usage();
+	}
+	return m[2] === undefined ? Number(m[1]) : [Number(m[1]), Number(m[2])];
 }
 
 export function parseArgs(argv: string[]): SandboxOptions {
@@ -38,6 +49,9 @@ export function parseArgs(argv: string[]): SandboxOptions {
 				break;
 			case '--min-gap':
 				opts.minGapMs = intArg('--min-gap', value());
+				break;
+			case '--latency':
+				opts.latencyMs = latencyArg(value());
 				break;
 			case '--no-rate-limit':
 				opts.rateLimit = false;
@@ -70,6 +84,8 @@ async function main(): Promise<void> {
 		console.log(`  revoked key:    ${sb.keys.revoked}`);
 		console.log(`  data:           ${ws.requests.length} requests, ${ws.sessions.length} sessions, ${ws.forms.length} forms, ${ws.profiles.length} profiles (seed ${opts.seed ?? 42})`);
 		console.log(`  rate limit:     ${opts.rateLimit === false ? 'off' : `1 request per ${opts.minGapMs ?? 1000} ms per key`}`);
+		const latency = sb.latency();
+		if (latency) console.log(`  latency:        ${latency[0] === latency[1] ? `${latency[0]} ms` : `${latency[0]}-${latency[1]} ms`} before the rate check`);
 		console.log(`  control:        ${sb.url}/__sandbox/info`);
 		console.log('Press Ctrl+C to stop.');
 	}

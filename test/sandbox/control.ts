@@ -1,10 +1,12 @@
 // HTTP control interface under /__sandbox/ for out-of-process users (demo, benchmarks,
 // multi-process tests). No auth, no rate limit, no faults, not in the request log. JSON in and out.
 //
-//   GET  /__sandbox/info                      url, keys, seed, rate limit settings, faults, clock
+//   GET  /__sandbox/info                      url, keys, seed, rate limit settings, latency, faults, clock
 //   GET  /__sandbox/log                       the request log (array of RequestLogEntry)
 //   POST /__sandbox/log/clear
 //   GET  /__sandbox/stats?key=<api key>       stats of that key (default: demo key)
+//   GET  /__sandbox/latency                   { latencyMs: [min, max] | null } (network latency before the rate check)
+//   POST /__sandbox/latency                   body: { latencyMs: 250 | [80, 320] | null } -> { latencyMs }
 //   GET  /__sandbox/faults                    current faults
 //   POST /__sandbox/faults                    body: FaultOptions (replaces; {} clears)
 //   POST /__sandbox/sessions                  body: { formId?, contact?, source?, attribution?, key? } -> Session
@@ -20,7 +22,7 @@
 // 405 method_not_allowed.
 
 import type { IncomingMessage } from 'node:http';
-import type { FaultOptions, Sandbox } from './types';
+import type { FaultOptions, Latency, Sandbox } from './types';
 
 export interface ControlContext {
 	sandbox: Sandbox;
@@ -28,6 +30,7 @@ export interface ControlContext {
 	rateLimit: boolean;
 	minGapMs: number;
 	faults(): FaultOptions;
+	latency(): [number, number] | null;
 	clockOffsetMs(): number;
 }
 
@@ -104,6 +107,7 @@ export async function handleControl(
 					seed: ctx.seed,
 					rateLimit: ctx.rateLimit,
 					minGapMs: ctx.minGapMs,
+					latencyMs: ctx.latency(),
 					faults: ctx.faults(),
 					clock: { now: sb.clock.now(), offsetMs: ctx.clockOffsetMs() },
 				}),
@@ -118,6 +122,21 @@ export async function handleControl(
 			},
 		},
 		{ method: 'GET', pattern: /^\/__sandbox\/stats$/, run: () => ok(sb.stats(query.key)) },
+		{ method: 'GET', pattern: /^\/__sandbox\/latency$/, run: () => ok({ latencyMs: ctx.latency() }) },
+		{
+			method: 'POST',
+			pattern: /^\/__sandbox\/latency$/,
+			run: async () => {
+				const body = await readJsonBody(req);
+				if (!('latencyMs' in body)) throw new ControlError(400, 'invalid_request', 'give latencyMs: a number, [min, max] or null');
+				try {
+					sb.setLatency(body.latencyMs as Latency);
+				} catch (e) {
+					throw new ControlError(400, 'invalid_request', (e as Error).message);
+				}
+				return ok({ latencyMs: ctx.latency() });
+			},
+		},
 		{ method: 'GET', pattern: /^\/__sandbox\/faults$/, run: () => ok(ctx.faults()) },
 		{
 			method: 'POST',

@@ -2,7 +2,9 @@
 // (a 401 or a real 429 is never replaced by a fault), in this order of precedence:
 //   always (429|500) > dropEvery > every429 > every500
 // The every-N counters count the API requests that reach this point (passed auth and the limiter)
-// and restart at every setFaults(). Latency is added before answering any API request.
+// and restart at every setFaults(). `latencyMs` here is an ANSWER delay: added after the rate check,
+// before answering any API request (the server is slow). The network latency seen before the rate
+// check (the request is on its way) is the sandbox's own `latencyMs` option (server.ts, NetworkLatency).
 // `malformed` applies to successful list responses only (every Nth of them with malformedEvery).
 
 import { Rng } from './seed';
@@ -61,6 +63,47 @@ export function normaliseFaults(f: FaultOptions): FaultOptions {
 		out.always = f.always;
 	}
 	return out;
+}
+
+/**
+ * A network latency as given to the sandbox: a constant (ms), a range [min, max] (uniform, whole ms),
+ * or null/0 for none. Normalised to [min, max] or null; throws on invalid input.
+ */
+export function normaliseLatency(value: unknown): [number, number] | null {
+	if (value === undefined || value === null) return null;
+	if (typeof value === 'number') {
+		if (!Number.isFinite(value) || value < 0) throw new Error('latencyMs must be a number >= 0 or [min, max]');
+		return value === 0 ? null : [value, value];
+	}
+	if (!Array.isArray(value) || value.length !== 2 || !value.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0) || value[0] > value[1]) {
+		throw new Error('latencyMs must be a number >= 0 or [min, max] with 0 <= min <= max');
+	}
+	return value[1] === 0 ? null : [value[0], value[1]];
+}
+
+/** Draws delays from a latency range with the sandbox's seeded generator (reproducible per seed). */
+export class NetworkLatency {
+	private range: [number, number] | null;
+	private readonly rng: Rng;
+
+	constructor(seed: number, initial: unknown) {
+		this.rng = new Rng((seed ^ 0x1b873593) >>> 0);
+		this.range = normaliseLatency(initial);
+	}
+
+	set(value: unknown): void {
+		this.range = normaliseLatency(value);
+	}
+
+	current(): [number, number] | null {
+		return this.range ? [this.range[0], this.range[1]] : null;
+	}
+
+	next(): number {
+		const r = this.range;
+		if (!r) return 0;
+		return r[0] + Math.floor(this.rng.float() * (r[1] - r[0] + 1));
+	}
 }
 
 export class Faults {

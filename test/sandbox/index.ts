@@ -7,6 +7,7 @@ export type {
 	FaultOptions,
 	Form,
 	IntakeResponse,
+	Latency,
 	MalformedKind,
 	PreferredTime,
 	RequestAttribution,
@@ -26,5 +27,5 @@ export type {
 	Workspace,
 } from './types';
 export { MAX_PER_PAGE, UUID_RE, hashKey, sortDefaultFirst, sortRequests, sortSessions } from './store';
-export { MALFORMED_KINDS } from './faults';
+export { MALFORMED_KINDS, normaliseLatency } from './faults';
 export { KEY_PATTERN } from './seed';

@@ -3,11 +3,15 @@
 //
 // Order of processing of an API request, all decided at arrival (synchronously, so concurrent
 // requests are judged in arrival order):
-//   1. log entry (arrival time, method, path, query, key hash)
+//   0. network latency (option `latencyMs`, constant or a [min, max] range; also set through
+//      `setLatency`, the control API and the CLI's --latency): the request is held this long before
+//      anything else, as if it were still on its way. The client's round trip includes it and the
+//      rate check sees the request when it "arrives" — the case a pacing client must handle.
+//   1. log entry (arrival time = when the rate check sees the request, method, path, query, key hash)
 //   2. authentication -> 401 unauthorized + WWW-Authenticate: Bearer (never rate limited)
 //   3. rate limiter (per key) -> 429 rate_limited; rejected requests do not move the window
 //   4. injected request fault (faults.ts): always429/always500/drop/every429/every500
-//   5. latency (if configured), then routing: 404 unknown path, 405 non-GET, 400 invalid UUID,
+//   5. answer delay (faults.latencyMs, after the check: a slow server), then routing: 404 unknown path, 405 non-GET, 400 invalid UUID,
 //      404 not_found for Get request, lists (with session churn and malformed answers if configured).
 // Every response, control routes included, carries a `Date` header from the sandbox clock.
 //
@@ -18,7 +22,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { handleControl } from './control';
-import { Faults, malformListAnswer, type Answer } from './faults';
+import { Faults, NetworkLatency, malformListAnswer, type Answer } from './faults';
 import { KEY_PATTERN } from './seed';
 import { ApiError, Clock, Store, hashKey, type ListResult } from './store';
 import type { FaultOptions, RequestLogEntry, Sandbox, SandboxOptions, SandboxStats, Workspace } from './types';
@@ -80,6 +84,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	const clock = new Clock();
 	const store = new Store({ seed, sizes: opts.sizes, clock });
 	const faults = new Faults(seed);
+	const network = new NetworkLatency(seed, opts.latencyMs);
 	const log: RequestLogEntry[] = [];
 	const keyStats = new Map<string, KeyStats>();
 	const timers = new Set<NodeJS.Timeout>();
@@ -232,7 +237,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	};
 
 	const server = http.createServer((req, res) => {
-		const at = performance.timeOrigin + performance.now();
 		let url: URL;
 		try {
 			url = new URL(req.url ?? '/', 'http://sandbox.invalid');
@@ -241,13 +245,24 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			return;
 		}
 		const isControl = url.pathname === '/__sandbox' || url.pathname.startsWith('/__sandbox/');
-		const work = isControl
-			? handleControl(ctx, req, url.pathname, queryRecord(url.searchParams)).then((c) => write(res, jsonAnswer(c.status, c.body)))
-			: handleApi(req, res, at, url);
-		work.catch((err: unknown) => {
+		const fail = (err: unknown): void => {
 			if (!(opts.quiet ?? false) && !closed) console.error('[sandbox] handler error:', err);
 			write(res, errorAnswer(500, 'internal_server_error', 'Internal server error'));
-		});
+		};
+		if (isControl) {
+			handleControl(ctx, req, url.pathname, queryRecord(url.searchParams))
+				.then((c) => write(res, jsonAnswer(c.status, c.body)))
+				.catch(fail);
+			return;
+		}
+		// The arrival time is taken after the network latency, synchronously before the checks.
+		const arrive = (): void => {
+			if (closed) return;
+			handleApi(req, res, performance.timeOrigin + performance.now(), url).catch(fail);
+		};
+		const inFlight = network.next();
+		if (inFlight <= 0) arrive();
+		else delay(inFlight).then(arrive, fail);
 	});
 
 	await new Promise<void>((resolve, reject) => {
@@ -272,6 +287,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			return { accepted: s.accepted, rateLimited: s.rateLimited, errors: s.errors, minGapMs: s.minGapMs };
 		},
 		setFaults: (f: FaultOptions) => faults.set(f),
+		setLatency: (latency) => network.set(latency),
+		latency: () => network.current(),
 		workspace: (key?: string) => store.workspace(key),
 		startSession: (input) => store.startSession(input),
 		saveSession: (id, change) => store.saveSession(id, change),
@@ -297,6 +314,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		rateLimit,
 		minGapMs,
 		faults: () => faults.current(),
+		latency: () => network.current(),
 		clockOffsetMs: () => clock.offsetMs(),
 	};
 	return sandbox;

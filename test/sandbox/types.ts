@@ -189,12 +189,26 @@ export interface SandboxOptions {
 	rateLimit?: boolean;
 	/** Minimum gap between accepted requests of one key, in ms (default 1000). */
 	minGapMs?: number;
+	/**
+	 * Network latency before the rate check, in ms: a constant or a range [min, max] (uniform, drawn per
+	 * request from the seeded generator). Each API request is held this long before it is logged,
+	 * authenticated and rate checked, so a client's round trip includes it and the log's `at` is the
+	 * moment the request "arrives". Default none. Unlike `faults.latencyMs` (an answer delay after the
+	 * rate check).
+	 */
+	latencyMs?: Latency;
 	/** No console output (the sandbox prints nothing by itself anyway; kept for the CLI). */
 	quiet?: boolean;
 }
 
+/** A network latency: constant ms, or a [min, max] range; null or 0 for none. */
+export type Latency = number | [number, number] | null;
+
 export interface RequestLogEntry {
-	/** Arrival time in ms, high resolution: performance.timeOrigin + performance.now(). */
+	/**
+	 * Arrival time in ms, high resolution (performance.timeOrigin + performance.now()): the moment the
+	 * rate check saw the request, i.e. after the network latency (SandboxOptions.latencyMs).
+	 */
 	at: number;
 	method: string;
 	path: string;
@@ -225,7 +239,10 @@ export interface FaultOptions {
 	every500?: number;
 	/** Every Nth such request: the socket is destroyed without an answer. */
 	dropEvery?: number;
-	/** Random delay [min, max] ms before answering. */
+	/**
+	 * Answer delay: random [min, max] ms after the rate check, before answering (a slow server). For
+	 * network latency before the rate check, see SandboxOptions.latencyMs / Sandbox.setLatency.
+	 */
 	latencyMs?: [number, number];
 	/** Before answering each List abandoned sessions page, N random sessions get a widget save. */
 	churnSessionsPerPage?: number;
@@ -291,6 +308,10 @@ export interface Sandbox {
 	stats(key?: string): SandboxStats;
 	/** Replaces the current faults; setFaults({}) clears. */
 	setFaults(f: FaultOptions): void;
+	/** Sets the network latency before the rate check (see SandboxOptions.latencyMs); null or 0 removes it. */
+	setLatency(latency: Latency): void;
+	/** The current network latency as [min, max], or null. */
+	latency(): [number, number] | null;
 	/** The live data of the key's workspace (default: the demo key's). */
 	workspace(key?: string): Workspace;
 	startSession(input?: StartSessionInput): Session;

@@ -1,3 +1,5 @@
+import { CREDENTIAL_DISPLAY_NAME } from '../constants';
+
 /**
  * Normalises the credential's Base URL and refuses to send the API key in clear text to another host.
  */
@@ -18,12 +20,12 @@ export type BaseUrlProblem = { problem: string; hint: string };
  * problem with a hint for the user. User info (`user:pass@`) is refused: it would be sent to the server
  * and shown in errors.
  */
-export function normaliseBaseUrl(raw: unknown): { url: string } | BaseUrlProblem {
+export function normaliseBaseUrl(raw: unknown, credentialName = CREDENTIAL_DISPLAY_NAME): { url: string } | BaseUrlProblem {
 	const text = typeof raw === 'string' ? raw.trim() : '';
 	if (!text) {
 		return {
 			problem: 'The credential has no Base URL',
-			hint: "Open the 'Booking Requests API' credential and enter the API's base address, e.g. https://api.example.com",
+			hint: `Open the '${credentialName}' credential and enter the API's base address, e.g. https://api.example.com`,
 		};
 	}
 	let parsed: URL;

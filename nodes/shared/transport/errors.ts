@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { MIN_GAP_MS } from '../constants';
+import { CREDENTIAL_DISPLAY_NAME, MIN_GAP_MS } from '../constants';
 
 /**
  * The one place that turns a failed call into what the user reads. Texts never contain the API key:
@@ -13,6 +13,8 @@ export type Failure =
 	| { kind: 'status'; status: number; code?: string; serverMessage?: string; attempts: number }
 	| { kind: 'network'; code: string; attempts: number }
 	| { kind: 'timeout'; attempts: number }
+	/** 429s without any request of the key accepted for `stalledMs` (retryRule.ts). */
+	| { kind: 'rateLimitStalled'; stalledMs: number; attempts: number }
 	| { kind: 'redirect'; status: number; location?: string }
 	| { kind: 'notJson'; status: number; looksLikeHtml: boolean }
 	| { kind: 'malformed'; detail: string };
@@ -21,6 +23,8 @@ export interface FailureContext {
 	baseUrl: string;
 	keyId: string;
 	keyLooksValid: boolean;
+	/** The name the user gave the credential (the node's credentials.bookingRequestsApi.name). */
+	credentialName?: string;
 	/** What the call was for, e.g. "booking request 3f2b…" (used for 404 on Get request). */
 	resourceLabel?: string;
 	itemIndex?: number;
@@ -36,7 +40,13 @@ interface Explained {
 const KEY_SHAPE_HINT =
 	"API keys have a 4-character prefix ending in '_' followed by 32 hexadecimal characters (37 characters in all); the key in this credential does not have that shape — check for a missing or extra character when it was pasted.";
 
+/** How the texts name the credential: by the name the user gave it. */
+export function credentialLabel(name: string | undefined): string {
+	return `'${name?.trim() || CREDENTIAL_DISPLAY_NAME}' credential`;
+}
+
 function explain(failure: Failure, ctx: FailureContext): Explained {
+	const credential = credentialLabel(ctx.credentialName);
 	switch (failure.kind) {
 		case 'status':
 			return explainStatus(failure, ctx);
@@ -46,7 +56,7 @@ function explain(failure: Failure, ctx: FailureContext): Explained {
 				// n8n replaces a message that contains a Node error code (ECONNRESET…) with a generic text, so
 				// the code goes into the description.
 				message: `Could not reach the Booking Requests API at ${ctx.baseUrl}`,
-				description: `Network error ${failure.code}; tried ${failure.attempts} time(s) with backoff. Check the credential's Base URL and that the server is reachable from n8n.`,
+				description: `Network error ${failure.code}; tried ${failure.attempts} time(s) with backoff. Check the Base URL in the ${credential} and that the server is reachable from n8n.`,
 			};
 		case 'timeout':
 			return {
@@ -54,6 +64,16 @@ function explain(failure: Failure, ctx: FailureContext): Explained {
 				message: `The Booking Requests API at ${ctx.baseUrl} did not answer in time`,
 				description: `Tried ${failure.attempts} time(s) with backoff. The server may be overloaded; run the workflow again later.`,
 			};
+		case 'rateLimitStalled': {
+			const minutes = Math.round(failure.stalledMs / 60_000);
+			const span = minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.round(failure.stalledMs / 1000)} s`;
+			return {
+				code: 'rate_limited',
+				httpCode: '429',
+				message: `Rate limit: no request with this API key was accepted for ${span} (429 rate_limited)`,
+				description: `The API allows one request per ${MIN_GAP_MS / 1000} s per key. Another client is using the same API key (key id ${ctx.keyId}): this package slows down to share the key and keeps retrying, and gives up only when the API has accepted no request of the key for ${span} (${failure.attempts} attempts in this call). Give each integration its own API key (keys have separate budgets), or in n8n queue mode set "Shared Rate Limit: Redis URL" in the ${credential} of every n8n process.`,
+			};
+		}
 		case 'redirect':
 			return {
 				code: 'redirect',
@@ -91,7 +111,7 @@ function explainStatus(failure: Extract<Failure, { kind: 'status' }>, ctx: Failu
 				httpCode,
 				message: 'Authorization failed: the API key was rejected (401 unauthorized)',
 				description: ctx.keyLooksValid
-					? `The key (key id ${ctx.keyId}) is unknown, revoked or belongs to another service. Check the API key in the 'Booking Requests API' credential, or create a new key in the dashboard under Integrations → API and paste it there.${serverSays}`
+					? `The key (key id ${ctx.keyId}) is unknown, revoked or belongs to another service. Check the API key in the ${credentialLabel(ctx.credentialName)}, or create a new key in the dashboard under Integrations → API and paste it there.${serverSays}`
 					: `${KEY_SHAPE_HINT}${serverSays}`,
 			};
 		case 404:
@@ -101,21 +121,14 @@ function explainStatus(failure: Extract<Failure, { kind: 'status' }>, ctx: Failu
 						httpCode,
 						message: `Not found: ${ctx.resourceLabel} does not exist in this workspace`,
 						description:
-							'The id is unknown or belongs to another workspace (the API answers 404 for both). Check the id, and that the credential uses the API key of the workspace that owns it.',
+							`The id is unknown or belongs to another workspace (the API answers 404 for both). Check the id, and that the ${credentialLabel(ctx.credentialName)} uses the API key of the workspace that owns it.`,
 					}
 				: {
 						code,
 						httpCode,
 						message: 'The API path was not found (404)',
-						description: `Check the credential's Base URL (${ctx.baseUrl}); the API's paths start with /api/v1/ and the Base URL must not include them.${serverSays}`,
+						description: `Check the Base URL (${ctx.baseUrl}) in the ${credentialLabel(ctx.credentialName)}; the API's paths start with /api/v1/ and the Base URL must not include them.${serverSays}`,
 					};
-		case 429:
-			return {
-				code,
-				httpCode,
-				message: `Rate limit still exceeded after ${failure.attempts} attempts (429 rate_limited)`,
-				description: `The API allows one request per ${MIN_GAP_MS / 1000} s per key and this package already paces its own calls, so another integration or n8n instance is most likely using the same API key (key id ${ctx.keyId}). Give each integration its own key — keys have separate budgets — or schedule the workflows apart.`,
-			};
 		case 400:
 			return {
 				code,
@@ -183,7 +196,7 @@ function tlsCodeOf(error: unknown): string | undefined {
  * handshake (n8n's own NodeApiError around an OpenSSL message) becomes an error that says what to check;
  * it is never retried, as it fails the same way every time.
  */
-export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+export function asNodeError(node: INode, error: unknown, itemIndex?: number, credentialName?: string): NodeApiError | NodeOperationError {
 	const tls = tlsCodeOf(error);
 	if (tls) {
 		const message = 'Could not set up a secure (https) connection to the Booking Requests API';
@@ -192,7 +205,7 @@ export function asNodeError(node: INode, error: unknown, itemIndex?: number): No
 			{ error: 'tls_error', message },
 			{
 				message,
-				description: `TLS error ${tls}. Check the credential's Base URL: the scheme and port must be those of the API's https address (a server that only speaks http:// fails like this), and the server's certificate must be valid for that host name and trusted by n8n.`,
+				description: `TLS error ${tls}. Check the Base URL in the ${credentialLabel(credentialName)}: the scheme and port must be those of the API's https address (a server that only speaks http:// fails like this), and the server's certificate must be valid for that host name and trusted by n8n.`,
 				itemIndex,
 			},
 		);

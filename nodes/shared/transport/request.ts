@@ -7,24 +7,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	BACKOFF_BASE_MS,
-	BACKOFF_MAX_MS,
-	CREDENTIAL_TYPE,
-	MAX_RATE_LIMIT_RETRIES,
-	MAX_RETRY_AFTER_MS,
-	MAX_SERVER_ERROR_RETRIES,
-	REQUEST_TIMEOUT_MS,
-	SAFETY_MARGIN_MS,
-} from '../constants';
+import { CREDENTIAL_DISPLAY_NAME, CREDENTIAL_TYPE, MAX_RETRY_AFTER_MS, REQUEST_TIMEOUT_MS } from '../constants';
 import { normaliseBaseUrl } from './baseUrl';
 import type { Failure, FailureContext } from './errors';
 import { deadlineReached, MIN_ATTEMPT_MS, remainingMs } from './deadline';
-import { asNodeError, toNodeApiError } from './errors';
+import { asNodeError, credentialLabel, toNodeApiError } from './errors';
 import { keyIdOf, looksLikeApiKey } from './keyId';
-import { limiterFor } from './limiterRegistry';
-import { toSharedLimitNodeError } from './redisLimiter';
+import type { ServerAnswer } from './limiter/keyLimiter';
+import { limiterFor, retryRules } from './limiter/registry';
+import { retryDecision, type FailedAttempt } from './limiter/retryRule';
+import { toSharedLimitNodeError } from './limiter/shared/errors';
 import { sleep } from '../utils';
+
+export { backoffMs } from './limiter/retryRule';
 
 /** Every n8n context this package calls the API from. */
 export type ApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -33,6 +28,8 @@ export interface ApiTarget {
 	baseUrl: string;
 	keyId: string;
 	keyLooksValid: boolean;
+	/** The name the user gave the credential, for error texts ("Booking Requests API" if none). */
+	credentialName: string;
 	/** The credential's optional "Shared Rate Limit: Redis URL" (may hold a password: never shown). */
 	redisUrl?: string;
 }
@@ -57,22 +54,29 @@ export interface RequestOptions {
 	deadline?: number;
 }
 
+/** The name the user gave the node's credential (n8n keeps it on the node), or the type's display name. */
+export function credentialNameOf(ctx: ApiContext): string {
+	const name = ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.name;
+	return typeof name === 'string' && name.trim() ? name.trim() : CREDENTIAL_DISPLAY_NAME;
+}
+
 /** Reads the credential once per call and derives what the transport needs; the key stays inside. */
 export async function resolveTarget(ctx: ApiContext, itemIndex = 0): Promise<ApiTarget> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE, itemIndex);
-	const base = normaliseBaseUrl(credentials.baseUrl);
+	const credentialName = credentialNameOf(ctx);
+	const base = normaliseBaseUrl(credentials.baseUrl, credentialName);
 	if (!('url' in base)) {
 		throw new NodeOperationError(ctx.getNode(), base.problem, { description: base.hint, itemIndex });
 	}
 	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey.trim() : '';
 	if (!apiKey) {
 		throw new NodeOperationError(ctx.getNode(), 'The credential has no API key', {
-			description: "Open the 'Booking Requests API' credential and paste the key created in the dashboard under Integrations → API.",
+			description: `Open the ${credentialLabel(credentialName)} and paste the key created in the dashboard under Integrations → API.`,
 			itemIndex,
 		});
 	}
 	const redisUrl = typeof credentials.redisUrl === 'string' && credentials.redisUrl.trim() ? credentials.redisUrl.trim() : undefined;
-	return { baseUrl: base.url, keyId: keyIdOf(apiKey), keyLooksValid: looksLikeApiKey(apiKey), redisUrl };
+	return { baseUrl: base.url, keyId: keyIdOf(apiKey), keyLooksValid: looksLikeApiKey(apiKey), credentialName, redisUrl };
 }
 
 type Outcome =
@@ -147,7 +151,7 @@ async function sendOnce(ctx: ApiContext, target: ApiTarget, path: string, qs: ID
 		return { kind: 'response', status: response.statusCode, headers: response.headers ?? {}, text };
 	} catch (error) {
 		const code = errorCode(error);
-		if (!code) throw asNodeError(ctx.getNode(), error); // cancelled execution or a bug: nothing to retry
+		if (!code) throw asNodeError(ctx.getNode(), error, undefined, target.credentialName); // cancelled execution or a bug: nothing to retry
 		if (TIMEOUT_CODES.has(code) && left < REQUEST_TIMEOUT_MS) throw deadlineReached('the API answered');
 		return TIMEOUT_CODES.has(code) ? { kind: 'timeout' } : { kind: 'network', code };
 	}
@@ -179,10 +183,6 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 	return Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
-export function backoffMs(attempt: number): number {
-	return Math.min(BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_MAX_MS);
-}
-
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 	try {
 		return { ok: true, value: JSON.parse(text) };
@@ -193,36 +193,83 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 
 const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
 
+/** How the limiter's pacing sees an outcome: accepted by the rate check, a 429, or no answer at all. */
+function answerOf(outcome: Outcome): ServerAnswer {
+	if (outcome.kind !== 'response') return { kind: 'noAnswer' };
+	if (outcome.status !== 429) return { kind: 'accepted' };
+	return { kind: 'rateLimited', retryAfterMs: retryAfterMs(header(outcome.headers, 'retry-after')) };
+}
+
+/** The execution's cancel signal (the editor's Stop), where the context has one. */
+function cancelSignalOf(ctx: ApiContext): AbortSignal | undefined {
+	const getter = (ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined }).getExecutionCancelSignal;
+	return typeof getter === 'function' ? getter.call(ctx) : undefined;
+}
+
+/**
+ * Said once per key and minute (the limiter keeps count) when a 429 came from another client of the
+ * key. The key is named by its hash, never the key.
+ */
+function warnContention(ctx: ApiContext, target: ApiTarget): void {
+	ctx.logger?.warn?.(
+		`Booking Requests: another client is using this API key (key id ${target.keyId}, ${credentialLabel(target.credentialName)}); requests are slowed to share it; in queue mode, set the Redis URL in the credential`,
+		{ keyId: target.keyId },
+	);
+}
+
 /**
  * The one request function: every API call of the package goes through here. It paces the call
- * through the key's limiter, retries what the contract says to retry, parses the JSON and turns every
- * failure into a NodeApiError with a fix-it description.
+ * through the key's limiter, retries what the retry rule (limiter/retryRule.ts) says to retry, parses
+ * the JSON and turns every failure into a NodeApiError with a fix-it description.
  */
 export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
 	const target = await resolveTarget(ctx, options.itemIndex ?? 0);
 	const limiter = limiterFor(target.baseUrl, target.keyId, target.redisUrl);
 	const failureContext: FailureContext = { ...target, resourceLabel: options.resourceLabel, itemIndex: options.itemIndex };
-	const fail = (failure: Failure) => toNodeApiError(ctx.getNode(), failure, failureContext);
+	const node = ctx.getNode();
+	const fail = (failure: Failure) => toNodeApiError(node, failure, failureContext);
+	const signal = cancelSignalOf(ctx);
+	const stopped = () => new NodeOperationError(node, 'The execution was stopped', { itemIndex: options.itemIndex });
+	const rules = retryRules();
+	const callStartedAt = Date.now();
 
-	let rateLimited = 0;
-	let serverErrors = 0;
+	let attempts = 0;
+	let serverFailures = 0;
+	/** Whether and how long to wait before the next attempt; throws the call's final error otherwise. */
+	const retryOrThrow = (failed: FailedAttempt, finalError: () => Error): number => {
+		if (failed.kind !== 'rateLimited') serverFailures++;
+		const decision = retryDecision(
+			failed,
+			{ now: Date.now(), callStartedAt, keyLastAcceptedAt: limiter.lastAcceptedAt(), serverFailures, cancelled: signal?.aborted },
+			rules,
+		);
+		if (decision.retry) return decision.waitMs;
+		throw decision.reason === 'cancelled' ? stopped() : finalError();
+	};
+
 	for (;;) {
 		// A shared (Redis) limit that cannot be used fails the call; it is never sent without the limit.
 		const startBy = options.deadline === undefined ? undefined : options.deadline - MIN_ATTEMPT_MS;
 		const outcome = await limiter
-			.run(async () => await sendOnce(ctx, target, path, options.qs, options.deadline), { startBy })
+			.run(async () => await sendOnce(ctx, target, path, options.qs, options.deadline), {
+				startBy,
+				signal,
+				answerOf,
+				onContention: () => warnContention(ctx, target),
+			})
 			.catch((error: unknown) => {
-				throw toSharedLimitNodeError(ctx.getNode(), error, options.itemIndex);
+				if (signal?.aborted) throw stopped();
+				throw toSharedLimitNodeError(node, error, { itemIndex: options.itemIndex, credentialName: target.credentialName });
 			});
-		const attempts = rateLimited + serverErrors + 1;
+		attempts++;
 
 		if (outcome.kind !== 'response') {
 			// An unknown host name does not heal within a retry budget (EAI_AGAIN is the transient one).
-			if (serverErrors >= MAX_SERVER_ERROR_RETRIES || (outcome.kind === 'network' && outcome.code === 'ENOTFOUND')) {
-				throw fail(outcome.kind === 'timeout' ? { kind: 'timeout', attempts } : { kind: 'network', code: outcome.code, attempts });
-			}
-			serverErrors++;
-			await sleepWithin(backoffMs(serverErrors), options.deadline);
+			const failed: FailedAttempt = outcome.kind === 'network' && outcome.code === 'ENOTFOUND' ? { kind: 'unknownHost' } : { kind: outcome.kind };
+			const waitMs = retryOrThrow(failed, () =>
+				fail(outcome.kind === 'timeout' ? { kind: 'timeout', attempts } : { kind: 'network', code: outcome.code, attempts }),
+			);
+			await sleepWithin(waitMs, options.deadline);
 			continue;
 		}
 
@@ -232,26 +279,22 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 		const errorBody = body && typeof body === 'object' && !Array.isArray(body) ? body : undefined;
 
 		if (status === 429) {
-			if (rateLimited >= MAX_RATE_LIMIT_RETRIES) {
-				throw fail({ kind: 'status', status, code: 'rate_limited', attempts });
-			}
-			rateLimited++;
-			limiter.pauseFor(retryAfterMs(header(headers, 'retry-after')) + SAFETY_MARGIN_MS);
+			// The limiter has applied Retry-After and the pacing; contention slows the call, it does not end it.
+			retryOrThrow({ kind: 'rateLimited' }, () => fail({ kind: 'rateLimitStalled', stalledMs: rules.stallMs, attempts }));
 			continue;
 		}
 		if (RETRYABLE_STATUSES.has(status)) {
-			if (serverErrors >= MAX_SERVER_ERROR_RETRIES) {
-				throw fail({
+			const hinted = header(headers, 'retry-after');
+			const waitMs = retryOrThrow({ kind: 'serverError', hintMs: hinted !== undefined ? retryAfterMs(hinted) : undefined }, () =>
+				fail({
 					kind: 'status',
 					status,
 					code: typeof errorBody?.error === 'string' ? errorBody.error : undefined,
 					serverMessage: typeof errorBody?.message === 'string' ? errorBody.message : undefined,
 					attempts,
-				});
-			}
-			serverErrors++;
-			const hinted = header(headers, 'retry-after');
-			await sleepWithin(hinted !== undefined ? Math.max(retryAfterMs(hinted), backoffMs(serverErrors)) : backoffMs(serverErrors), options.deadline);
+				}),
+			);
+			await sleepWithin(waitMs, options.deadline);
 			continue;
 		}
 		if (status >= 300 && status < 400) {

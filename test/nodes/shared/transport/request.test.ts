@@ -3,6 +3,7 @@ import { everythingIn } from '../../../support/secrets';
 import type { Sandbox } from '../../../sandbox';
 import { startSandbox } from '../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';
+import { setRetryRulesForTests } from '../../../../nodes/shared/transport/limiter/registry';
 import { apiRequest, retryAfterMs, backoffMs } from '../../../../nodes/shared/transport/request';
 
 let sandbox: Sandbox;
@@ -43,15 +44,54 @@ describe('apiRequest against the sandbox', () => {
 		}
 	});
 
-	test('429 on every call: a clear error after bounded retries that names the shared-key cause', async () => {
+	test('429 on every call: retried (slower and slower) until no request of the key was accepted for the stall time, then a clear error', async () => {
+		// A fresh key: its first request is refused, so someone else must be using it (contention).
+		const harness = harnessFor(sandbox.keys.second);
+		sandbox.setFaults({ always: 429 });
+		setRetryRulesForTests({ stallMs: 6000 });
+		const ctx = harness.context();
+		const warn = jest.spyOn(ctx.logger, 'warn');
+		const started = Date.now();
+		try {
+			const error = (await apiRequest(ctx, API_PATHS.forms).catch((e: unknown) => e)) as Error & { description: string; httpCode: string };
+			expect(error.message).toBe('Rate limit: no request with this API key was accepted for 6 s (429 rate_limited)');
+			expect(error.httpCode).toBe('429');
+			expect(error.description).toMatch(/Another client is using the same API key \(key id [0-9a-f]{16}\)/);
+			expect(error.description).toContain(`${sandbox.log.length} attempts in this call`);
+			expect(error.description).toContain("'Booking Requests (test)' credential");
+			expect(everythingIn(error)).not.toContain(sandbox.keys.second);
+		} finally {
+			setRetryRulesForTests(undefined);
+		}
+		const ms = Date.now() - started;
+		expect(ms).toBeGreaterThanOrEqual(6000);
+		expect(ms).toBeLessThan(12_000);
+		// Every retry waited at least the Retry-After second, and the contention widening spaced them more.
+		const gaps = sandbox.log.slice(1).map((entry, i) => entry.at - sandbox.log[i].at);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
+		expect(Math.max(...gaps)).toBeGreaterThan(1500);
+		// One warning for the key (per minute), naming its hash, never the key.
+		expect(warn).toHaveBeenCalledTimes(1);
+		expect(String(warn.mock.calls[0][0])).toMatch(/another client is using this API key \(key id [0-9a-f]{16}.*requests are slowed to share it; in queue mode, set the Redis URL in the credential/);
+		expect(everythingIn(warn.mock.calls)).not.toContain(sandbox.keys.second.slice(4));
+	});
+
+	test("the execution's Stop ends a call that waits out 429s: no request after the stop", async () => {
 		const harness = harnessFor(sandbox.keys.demo);
 		sandbox.setFaults({ always: 429 });
-		const started = Date.now();
-		const error = await apiRequest(harness.context(), API_PATHS.forms).catch((e: unknown) => e);
-		expect((error as Error).message).toMatch(/Rate limit still exceeded after 6 attempts/);
-		expect((error as { description: string }).description).toMatch(/same API key/);
-		expect(sandbox.log).toHaveLength(6);
-		expect(Date.now() - started).toBeLessThan(15_000);
+		const controller = new AbortController();
+		const ctx = harness.context();
+		Object.assign(ctx, { getExecutionCancelSignal: () => controller.signal });
+		const pending = apiRequest(ctx, API_PATHS.forms).catch((e: unknown) => e);
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		controller.abort();
+		const stoppedAt = Date.now();
+		const error = (await pending) as Error;
+		expect(error.message).toBe('The execution was stopped');
+		expect(Date.now() - stoppedAt).toBeLessThan(200);
+		const sent = sandbox.log.length;
+		await new Promise((resolve) => setTimeout(resolve, 2000));
+		expect(sandbox.log).toHaveLength(sent);
 	});
 
 	test('500 then success: retried with backoff', async () => {
@@ -89,6 +129,8 @@ describe('apiRequest against the sandbox', () => {
 		const error = await apiRequest(harness.context(), API_PATHS.forms).catch((e: unknown) => e);
 		expect((error as Error).message).toMatch(/API key was rejected \(401 unauthorized\)/);
 		expect((error as { description: string }).description).toMatch(/revoked.*create a new key/s);
+		// The credential is named by the name the user gave it.
+		expect((error as { description: string }).description).toContain("Check the API key in the 'Booking Requests (test)' credential");
 		expect(sandbox.log).toHaveLength(1);
 		expect(everythingIn(error)).not.toContain(sandbox.keys.revoked);
 		expect(everythingIn(error)).not.toContain(sandbox.keys.revoked.slice(4));
@@ -155,6 +197,6 @@ describe('retry arithmetic', () => {
 	});
 
 	test('backoff doubles and is capped', () => {
-		expect([1, 2, 3, 4, 5, 6].map(backoffMs)).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+		expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffMs(attempt))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
 	});
 });

@@ -3,15 +3,17 @@ import path from 'node:path';
 
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
-import { createHarness } from '../../../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
-import type { Sandbox } from '../../../sandbox';
-import { hashKey, startSandbox } from '../../../sandbox';
-import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
-import { GAP_MS, limiterFor, limiterIds } from '../../../../nodes/shared/transport/limiterRegistry';
+import { createHarness } from '../../../../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../../support/sandboxGaps';
+import type { Sandbox } from '../../../../sandbox';
+import { hashKey, startSandbox } from '../../../../sandbox';
+import { keyIdOf } from '../../../../../nodes/shared/transport/keyId';
+import * as compat from '../../../../../nodes/shared/transport/limiterRegistry';
+import { PACING } from '../../../../../nodes/shared/transport/limiter/pacing';
+import { limiterFor, limiterIds, setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';
 
-const DIST = path.resolve(__dirname, '../../../../dist');
-const REGISTRY = Symbol.for('n8n-nodes-booking-requests.limiter-registry.v1');
+const DIST = path.resolve(__dirname, '../../../../../dist');
+const REGISTRY = Symbol.for('n8n-nodes-booking-requests.limiter-registry.v2');
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -35,18 +37,57 @@ describe('limiter registry', () => {
 		}
 	});
 
-	test('jobs of one key run one at a time, spaced from the previous response', async () => {
+	test('jobs of one key run one at a time; while no round trip is known, each is sent a full gap after the previous answer', async () => {
 		const limiter = limiterFor('https://spacing.example', 'k1');
 		const starts: number[] = [];
 		const ends: number[] = [];
+		let running = 0;
 		const job = async () => {
+			expect(++running).toBe(1);
 			starts.push(Date.now());
 			await new Promise((resolve) => setTimeout(resolve, 50));
 			ends.push(Date.now());
+			running--;
 		};
 		await Promise.all([limiter.run(job), limiter.run(job), limiter.run(job)]);
-		expect(starts[1] - ends[0]).toBeGreaterThanOrEqual(GAP_MS - 2);
-		expect(starts[2] - ends[1]).toBeGreaterThanOrEqual(GAP_MS - 2);
+		// The first round trip of a process is not trusted and one more is not enough: L = 0, the old
+		// "from the response" rule (pacing.test.ts covers how L then grows).
+		expect(starts[1] - ends[0]).toBeGreaterThanOrEqual(PACING.minGapMs + PACING.marginMs - 2);
+		expect(starts[2] - ends[1]).toBeGreaterThanOrEqual(PACING.minGapMs + PACING.marginMs - 2);
+		expect(starts[2] - ends[1]).toBeLessThan(PACING.minGapMs + 100);
+	});
+
+	test('with agreeing round trips the next request is sent before the previous answer + gap: the round trip is credited', async () => {
+		const limiter = limiterFor('https://credit.example', 'k1');
+		const starts: number[] = [];
+		const job = async () => {
+			starts.push(Date.now());
+			await new Promise((resolve) => setTimeout(resolve, 120));
+		};
+		for (let i = 0; i < 5; i++) await limiter.run(job);
+		// Sent ~1,005 ms apart: the 120 ms round trip is no longer added to each gap.
+		const last = starts[4] - starts[3];
+		expect(last).toBeGreaterThanOrEqual(PACING.minGapMs);
+		expect(last).toBeLessThan(PACING.minGapMs + 80);
+	});
+
+	test('setPacingGapForTests: limiters created afterwards pace for a faster server; restored with the contract gap', async () => {
+		setPacingGapForTests(100);
+		try {
+			const limiter = limiterFor('https://fast.example', 'k1');
+			const started = Date.now();
+			for (let i = 0; i < 4; i++) await limiter.run(async () => undefined);
+			expect(Date.now() - started).toBeLessThan(900);
+		} finally {
+			setPacingGapForTests(PACING.minGapMs);
+		}
+		expect(limiterIds()).not.toContain('https://fast.example#k1');
+	});
+
+	test('the former path limiterRegistry.ts re-exports the same functions', () => {
+		expect(compat.limiterFor).toBe(limiterFor);
+		expect(compat.limiterIds).toBe(limiterIds);
+		expect(compat.setPacingGapForTests).toBe(setPacingGapForTests);
 	});
 
 	test('pauseFor holds every job of the key (a Retry-After)', async () => {

@@ -8,20 +8,20 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 import { NodeOperationError } from 'n8n-workflow';
 
-import { createHarness } from '../../../support/inProcessN8n';
-import { acceptedEntries, rateLimitedCount } from '../../../support/sandboxGaps';
-import type { Sandbox } from '../../../sandbox';
-import { hashKey, startSandbox } from '../../../sandbox';
-import { apiRequest } from '../../../../nodes/shared/transport/request';
+import { createHarness } from '../../../../../support/inProcessN8n';
+import { acceptedEntries, rateLimitedCount } from '../../../../../support/sandboxGaps';
+import type { Sandbox } from '../../../../../sandbox';
+import { hashKey, startSandbox } from '../../../../../sandbox';
+import { apiRequest } from '../../../../../../nodes/shared/transport/request';
 import {
 	SHARED_LIMIT_DEFAULTS,
 	closeSharedLimits,
 	configureSharedLimits,
 	openSharedLimitConnections,
-} from '../../../../nodes/shared/transport/redisLimiter';
-import { startChild, type Child } from '../../../support/sharedLimit/children';
-import { assertDistBuilt, formIds } from '../../../support/sharedLimit/figures';
-import { freePort, startRedisServer, type RedisServer } from '../../../support/sharedLimit/redisServer';
+} from '../../../../../../nodes/shared/transport/limiter/shared/connection';
+import { startChild, type Child } from '../../../../../support/sharedLimit/children';
+import { assertDistBuilt, formIds } from '../../../../../support/sharedLimit/figures';
+import { freePort, startRedisServer, type RedisServer } from '../../../../../support/sharedLimit/redisServer';
 
 jest.setTimeout(120_000);
 

@@ -8,26 +8,25 @@ import path from 'node:path';
 
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
-import { BookingRequestsApi } from '../../../../credentials/BookingRequestsApi.credentials';
-import { createHarness } from '../../../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
-import type { Sandbox } from '../../../sandbox';
-import { hashKey, startSandbox } from '../../../sandbox';
-import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
-import { limiterFor, limiterIds } from '../../../../nodes/shared/transport/limiterRegistry';
+import { BookingRequestsApi } from '../../../../../../credentials/BookingRequestsApi.credentials';
+import { createHarness } from '../../../../../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../../../support/sandboxGaps';
+import type { Sandbox } from '../../../../../sandbox';
+import { hashKey, startSandbox } from '../../../../../sandbox';
+import { keyIdOf } from '../../../../../../nodes/shared/transport/keyId';
+import { limiterFor, limiterIds } from '../../../../../../nodes/shared/transport/limiter/registry';
 import {
 	REDIS_CONNECTION_NAME,
 	SHARED_LIMIT_DEFAULTS,
-	SHARED_LIMIT_ID_PREFIX,
 	closeSharedLimits,
 	configureSharedLimits,
 	openSharedLimitConnections,
-	sharedLimiterIds,
-} from '../../../../nodes/shared/transport/redisLimiter';
-import { parseRedisUrl } from '../../../../nodes/shared/transport/redisUrl';
-import { apiRequest } from '../../../../nodes/shared/transport/request';
-import { DIST_NODE, assertDistBuilt } from '../../../support/sharedLimit/figures';
-import { startRedisServer, type RedisServer } from '../../../support/sharedLimit/redisServer';
+} from '../../../../../../nodes/shared/transport/limiter/shared/connection';
+import { SHARED_LIMIT_ID_PREFIX, sharedLimiterIds } from '../../../../../../nodes/shared/transport/limiter/shared/sharedLimiter';
+import { parseRedisUrl } from '../../../../../../nodes/shared/transport/limiter/shared/redisUrl';
+import { apiRequest } from '../../../../../../nodes/shared/transport/request';
+import { DIST_NODE, assertDistBuilt } from '../../../../../support/sharedLimit/figures';
+import { startRedisServer, type RedisServer } from '../../../../../support/sharedLimit/redisServer';
 
 const DIST_TRIGGER = path.resolve(DIST_NODE, '../../BookingRequestsTrigger/BookingRequestsTrigger.node.js');
 

@@ -4,20 +4,21 @@
  * real Debian redis-server started here. With the credential's Redis URL they share one budget; the
  * same run without it shows the problem (429s) that the setting fixes.
  */
-import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
-import { hashKey } from '../../../sandbox';
-import { keyIdOf } from '../../../../nodes/shared/transport/keyId';
-import { SHARED_LIMIT_ID_PREFIX } from '../../../../nodes/shared/transport/redisLimiter';
-import { startChild } from '../../../support/sharedLimit/children';
-import { withClusterWorld } from '../../../support/sharedLimit/clusterWorld';
-import { formIds, type Figures, summarise } from '../../../support/sharedLimit/figures';
+import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../../../support/sandboxGaps';
+import { hashKey } from '../../../../../sandbox';
+import { keyIdOf } from '../../../../../../nodes/shared/transport/keyId';
+import { SHARED_LIMIT_DEFAULTS } from '../../../../../../nodes/shared/transport/limiter/shared/connection';
+import { SHARED_LIMIT_ID_PREFIX } from '../../../../../../nodes/shared/transport/limiter/shared/sharedLimiter';
+import { startChild } from '../../../../../support/sharedLimit/children';
+import { withClusterWorld } from '../../../../../support/sharedLimit/clusterWorld';
+import { formIds, type Figures, summarise } from '../../../../../support/sharedLimit/figures';
 
 const PROCESSES = 3;
 const FORMS = 500; // 5 pages of 100 per Return All
 
 jest.setTimeout(180_000);
 
-const figures: Record<string, Figures> = {};
+const figures: Record<string, Figures> & { turnGivenBackAfterKillMs?: number } = {};
 const world = withClusterWorld(FORMS, () => {
 	if (Object.keys(figures).length > 0) console.log(`Queue-mode figures (${PROCESSES} processes, Return All of ${FORMS} forms each):\n${JSON.stringify(figures, null, 2)}`);
 });
@@ -69,12 +70,47 @@ describe('queue mode: several n8n processes on one API key', () => {
 		}
 	});
 
-	test('without it (each process limits itself): the API answers 429 — the problem the setting solves', async () => {
+	test('without it (each process limits itself): the API answers 429s, every run still succeeds with the exact result — slower, never failed', async () => {
 		const { runs, seconds } = await runProcesses(undefined);
 		const keyHash = hashKey(world.sandbox.keys.demo);
 		figures.withoutRedis = summarise(world.sandbox, keyHash, seconds);
 		figures.withoutRedis.failedRuns = runs.filter((run) => !run.ok).length;
 		figures.withoutRedis.errors = runs.filter((run) => !run.ok).map((run) => run.error?.message ?? '');
 		expect(rateLimitedCount(world.sandbox.log, keyHash)).toBeGreaterThan(0);
+		const expected = formIds(world.sandbox);
+		for (const run of runs) {
+			expect(run.error).toBeUndefined();
+			expect(run.ok).toBe(true);
+			expect(new Set(run.ids)).toEqual(expected);
+		}
+	});
+
+	test('a process killed while it holds the key\'s turn: the others get the turn back within the job expiration', async () => {
+		const settings = SHARED_LIMIT_DEFAULTS;
+		// Answers take 3 s (after the rate check), so the first process is killed with its request in flight.
+		world.sandbox.setFaults({ latencyMs: [3000, 3000] });
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		world.sandbox.clearLog();
+		const [holder, waiter] = [0, 1].map(() =>
+			startChild({ baseUrl: world.sandbox.url, apiKey: world.sandbox.keys.demo, redisUrl: world.redis.url, impl: 'dist', runs: 1, waitForGo: true }),
+		);
+		world.children.push(holder, waiter);
+		await Promise.all([holder, waiter].map(async (child) => await child.waitFor((event) => event.event === 'ready', 60_000)));
+		holder.send('go');
+		while (world.sandbox.log.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+		const heldFrom = world.sandbox.log[0].at;
+		waiter.send('go');
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		holder.kill();
+		while (world.sandbox.log.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+		world.sandbox.setFaults({});
+		const freedAfter = world.sandbox.log[1].at - heldFrom;
+		figures.turnGivenBackAfterKillMs = Math.round(freedAfter);
+		// Not before the expiration (the turn is not taken from a live process), not much after.
+		expect(freedAfter).toBeGreaterThan(settings.jobExpirationMs - 1500);
+		expect(freedAfter).toBeLessThan(settings.jobExpirationMs + 3000);
+		const [run] = await waiter.waitFor((event) => event.event === 'done', 120_000).then(() => waiter.runs());
+		expect(run.ok).toBe(true);
+		expect(new Set(run.ids)).toEqual(formIds(world.sandbox));
 	});
 });

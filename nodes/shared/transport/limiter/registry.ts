@@ -1,0 +1,74 @@
+import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../../constants';
+import { processSingleton } from '../processSingleton';
+import type { KeyLimiter } from './keyLimiter';
+import { createLocalLimiter } from './localLimiter';
+import { PACING, policyForGap } from './pacing';
+import { RETRY_RULES, type RetryRules } from './retryRule';
+import { sharedLimiterFor } from './shared/sharedLimiter';
+
+/**
+ * One limiter per (base URL, API key) per process, shared by every node, execution and load-options
+ * call; with the credential's Redis URL, the Redis shared limiter of that key instead.
+ *
+ * The registry lives on `globalThis` (processSingleton): n8n loads each node file of the package on its
+ * own and the build bundles each with its own copy of this module, so a module-level Map would give
+ * every node its own budget.
+ */
+
+interface Registry {
+	limiters: Map<string, KeyLimiter>;
+	/** The server gap per-process limiters created from now on pace for (tests against a faster sandbox). */
+	minGapMs?: number;
+	/** Retry rules changed by tests. */
+	retryRules?: Partial<RetryRules>;
+}
+
+function registry(): Registry {
+	return processSingleton('n8n-nodes-booking-requests.limiter-registry.v2', () => ({ limiters: new Map() }));
+}
+
+/** The contract's gap plus the pacing margin: what `setPacingGapForTests` restores (with MIN_GAP_MS too). */
+export const GAP_MS = MIN_GAP_MS + SAFETY_MARGIN_MS;
+
+/**
+ * For tests only: volume tests run the sandbox with a shorter rate gap (its `minGapMs`; correctness
+ * does not need the real 1 s) and pace this process for a server with that gap (the margin is added
+ * as usual). Applies to per-process limiters created afterwards (the existing ones are dropped).
+ * `setPacingGapForTests(GAP_MS)` or `(MIN_GAP_MS)` restores the contract's pacing.
+ */
+export function setPacingGapForTests(gapMs: number): void {
+	registry().minGapMs = gapMs === MIN_GAP_MS || gapMs === GAP_MS ? undefined : gapMs;
+	registry().limiters.clear();
+}
+
+/** For tests only: shorter retry rules (e.g. the 2-minute stall of an always-429 server). `undefined` restores them. */
+export function setRetryRulesForTests(rules?: Partial<RetryRules>): void {
+	registry().retryRules = rules;
+}
+
+/** The retry rules in force (retryRule.ts, unless a test changed them). */
+export function retryRules(): RetryRules {
+	return { ...RETRY_RULES, ...registry().retryRules };
+}
+
+/**
+ * The limiter for one API key at one base URL. `keyId` is a hash of the key (keyId.ts): the raw key
+ * is never part of a limiter id. With `redisUrl` (the credential's "Shared Rate Limit: Redis URL"),
+ * the limiter is shared through that Redis by every process using the key.
+ */
+export function limiterFor(baseUrl: string, keyId: string, redisUrl?: string): KeyLimiter {
+	if (redisUrl) return sharedLimiterFor(redisUrl, baseUrl, keyId);
+	const id = `${baseUrl}#${keyId}`;
+	const reg = registry();
+	let limiter = reg.limiters.get(id);
+	if (!limiter) {
+		limiter = createLocalLimiter(id, reg.minGapMs === undefined ? PACING : policyForGap(reg.minGapMs));
+		reg.limiters.set(id, limiter);
+	}
+	return limiter;
+}
+
+/** Ids of the per-process limiters alive in this process (hashes only), for tests and diagnostics. */
+export function limiterIds(): string[] {
+	return [...registry().limiters.keys()];
+}

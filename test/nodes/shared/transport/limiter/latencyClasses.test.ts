@@ -1,0 +1,69 @@
+/**
+ * Real time, real 1 request/s: Return All of 1,000 requests (10 pages) in a real n8n execution
+ * against the sandbox with its network latency before the rate check — one run per latency class.
+ * What is asserted is behaviour (no 429, exact result, every accepted gap ≥ 1 s at the server, and
+ * the round trip no longer added to each gap); the speed figures are printed and belong to the bench.
+ */
+import { hashKey, startSandbox, type Latency } from '../../../../sandbox';
+import { createHarness } from '../../../../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../../support/sandboxGaps';
+
+jest.setTimeout(60_000);
+
+const REQUESTS = 1000;
+const figures: string[] = [];
+afterAll(() => console.log(`Return All of ${REQUESTS} requests by latency before the rate check:\n${figures.join('\n')}`));
+
+async function returnAllAt(latencyMs: Latency) {
+	const sandbox = await startSandbox({ sizes: { requests: REQUESTS, sessions: 5 }, latencyMs });
+	try {
+		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+		const result = await harness.runAction({ resource: 'bookingRequest', operation: 'getAll', returnAll: true, simplify: false });
+		const keyHash = hashKey(sandbox.keys.demo);
+		const gaps = acceptedGaps(sandbox.log, keyHash);
+		const span = sandbox.log[sandbox.log.length - 1].at - sandbox.log[0].at;
+		const line = `${JSON.stringify(latencyMs)} ms: ${sandbox.log.length} calls, ${rateLimitedCount(sandbox.log, keyHash)} × 429, ${(span / 1000 / (REQUESTS / 100 - 1)).toFixed(3)} s/page, gaps ${gaps.map((gap) => gap.toFixed(0)).join('/')}`;
+		figures.push(line);
+		return { result, gaps, rateLimited: rateLimitedCount(sandbox.log, keyHash), expected: new Set(sandbox.workspace().requests.map((request) => request.id)) };
+	} finally {
+		await sandbox.close();
+	}
+}
+
+function expectExact(run: Awaited<ReturnType<typeof returnAllAt>>) {
+	expect(run.result.error).toBeUndefined();
+	expect(run.result.items).toHaveLength(REQUESTS);
+	expect(new Set(run.result.items.map((item) => item.json.id))).toEqual(run.expected);
+	expect(Math.min(...run.gaps)).toBeGreaterThanOrEqual(1000);
+}
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+describe('Return All at the latency classes of the bench', () => {
+	test('loopback: 0 × 429', async () => {
+		const run = await returnAllAt(null);
+		expectExact(run);
+		expect(run.rateLimited).toBe(0);
+	});
+
+	test('100 ms constant: 0 × 429; once the round trips agree, gaps far below the former 1,015 ms + RTT', async () => {
+		const run = await returnAllAt(100);
+		expectExact(run);
+		expect(run.rateLimited).toBe(0);
+		// The first gaps still pay the round trip (L = 0 until three calls agree), the later ones not.
+		expect(mean(run.gaps.slice(3))).toBeLessThan(1060);
+	});
+
+	test('250 ms constant: 0 × 429; once the round trips agree, gaps far below the former 1,015 ms + RTT', async () => {
+		const run = await returnAllAt(250);
+		expectExact(run);
+		expect(run.rateLimited).toBe(0);
+		expect(mean(run.gaps.slice(3))).toBeLessThan(1100);
+	});
+
+	test('80–320 ms jittery: at most one 429, exact', async () => {
+		const run = await returnAllAt([80, 320]);
+		expectExact(run);
+		expect(run.rateLimited).toBeLessThanOrEqual(1);
+	});
+});

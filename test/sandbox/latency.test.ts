@@ -1,0 +1,152 @@
+// The sandbox's network latency (option `latencyMs`, `setLatency`, the control API, the CLI's
+// --latency): applied BEFORE the rate check, so a client's round trip includes it and the rate check
+// (and the log's `at`) sees each request when it "arrives". Unlike faults.latencyMs, an answer delay
+// after the check (faults.test.ts).
+
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+import axios from 'axios';
+
+import { normaliseLatency, startSandbox, type Sandbox } from './index';
+import { api, control, sleep } from './helpers';
+
+let sb: Sandbox;
+beforeAll(async () => {
+	sb = await startSandbox({ latencyMs: 200 });
+});
+afterAll(() => sb.close());
+beforeEach(async () => {
+	sb.setLatency(200);
+	sb.setFaults({});
+	await sleep(1100);
+	sb.clearLog();
+});
+
+async function timed(key = sb.keys.demo): Promise<{ status: number; sentAt: number; ms: number }> {
+	const sentAt = performance.timeOrigin + performance.now();
+	const r = await api(sb, '/api/v1/forms', { key });
+	return { status: r.status, sentAt, ms: performance.timeOrigin + performance.now() - sentAt };
+}
+
+describe('network latency before the rate check', () => {
+	it('startSandbox({ latencyMs }): the round trip includes it and the log has the arrival time', async () => {
+		expect(sb.latency()).toEqual([200, 200]);
+		const { status, sentAt, ms } = await timed();
+		expect(status).toBe(200);
+		expect(ms).toBeGreaterThanOrEqual(199);
+		expect(ms).toBeLessThan(600);
+		// Logged when it arrived: 200 ms after it was sent, at the end of the round trip.
+		expect(sb.log[0].at - sentAt).toBeGreaterThanOrEqual(199);
+		expect(sentAt + ms - sb.log[0].at).toBeLessThan(100);
+	});
+
+	it('the rate check sees arrival times: a request sent 1.2 s after one that spent 300 ms on its way arrives 0.9 s after it, and gets 429', async () => {
+		sb.setLatency(300);
+		const first = timed();
+		await sleep(50);
+		sb.setLatency(0); // drawn per request when it reaches the server
+		await first;
+		const firstSent = (await first).sentAt;
+		const wait = firstSent + 1200 - (performance.timeOrigin + performance.now());
+		await sleep(Math.max(0, wait));
+		const second = await timed();
+		expect((await first).status).toBe(200);
+		expect(second.status).toBe(429);
+		expect(sb.log.map((entry) => entry.status)).toEqual([200, 429]);
+		const gap = sb.log[1].at - sb.log[0].at;
+		expect(gap).toBeGreaterThan(850);
+		expect(gap).toBeLessThan(1000);
+		expect(sb.stats().rateLimited).toBeGreaterThanOrEqual(1);
+	});
+
+	it('a range [min, max]: each request gets a delay drawn within it', async () => {
+		sb.setLatency([80, 160]);
+		expect(sb.latency()).toEqual([80, 160]);
+		const rtts: number[] = [];
+		for (let i = 0; i < 6; i++) {
+			rtts.push((await timed(i % 2 === 0 ? sb.keys.demo : sb.keys.second)).ms);
+			await sleep(600);
+		}
+		expect(Math.min(...rtts)).toBeGreaterThanOrEqual(79);
+		expect(Math.max(...rtts)).toBeLessThan(400);
+		expect(Math.max(...rtts) - Math.min(...rtts)).toBeGreaterThan(5);
+	});
+
+	it('setLatency(null) or 0 removes it; invalid values are refused', async () => {
+		sb.setLatency(null);
+		expect(sb.latency()).toBeNull();
+		expect((await timed()).ms).toBeLessThan(150);
+		sb.setLatency(0);
+		expect(sb.latency()).toBeNull();
+		expect(() => sb.setLatency(-1)).toThrow();
+		expect(() => sb.setLatency([300, 100])).toThrow();
+		expect(() => sb.setLatency([1, 2, 3] as unknown as [number, number])).toThrow();
+		expect(normaliseLatency(250)).toEqual([250, 250]);
+		expect(normaliseLatency([80, 320])).toEqual([80, 320]);
+	});
+
+	it('control API: GET/POST /__sandbox/latency, and /__sandbox/info shows it', async () => {
+		expect((await control(sb, 'GET', '/__sandbox/latency')).data).toEqual({ latencyMs: [200, 200] });
+		expect((await control(sb, 'POST', '/__sandbox/latency', { latencyMs: 250 })).data).toEqual({ latencyMs: [250, 250] });
+		expect((await control(sb, 'POST', '/__sandbox/latency', { latencyMs: [80, 320] })).data).toEqual({ latencyMs: [80, 320] });
+		expect((await control(sb, 'GET', '/__sandbox/info')).data.latencyMs).toEqual([80, 320]);
+		const bad = await control(sb, 'POST', '/__sandbox/latency', { latencyMs: [320, 80] });
+		expect(bad.status).toBe(400);
+		expect(bad.data.error).toBe('invalid_request');
+		expect((await control(sb, 'POST', '/__sandbox/latency', {})).status).toBe(400);
+		expect((await control(sb, 'POST', '/__sandbox/latency', { latencyMs: null })).data).toEqual({ latencyMs: null });
+		// Control routes themselves are never delayed.
+		sb.setLatency(1000);
+		const started = Date.now();
+		await control(sb, 'GET', '/__sandbox/info');
+		expect(Date.now() - started).toBeLessThan(500);
+	});
+
+	it('faults.latencyMs (an answer delay after the rate check) still works alongside', async () => {
+		sb.setLatency(100);
+		sb.setFaults({ latencyMs: [150, 150] });
+		const { ms, sentAt } = await timed();
+		expect(ms).toBeGreaterThanOrEqual(249);
+		// Arrival is after the network latency only; the answer delay comes after the check.
+		expect(sb.log[0].at - sentAt).toBeLessThan(200);
+	});
+});
+
+describe('cli --latency', () => {
+	it.each([
+		['250', '250 ms'],
+		['80-320', '80-320 ms'],
+	])('--latency %s', async (value, shown) => {
+		const root = path.resolve(__dirname, '..', '..');
+		const child = spawn(process.execPath, [path.join(root, 'test', 'sandbox', 'cli.js'), '--port', '0', '--latency', value], {
+			cwd: root,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		let out = '';
+		child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+		child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+		try {
+			const deadline = Date.now() + 15_000;
+			while (!/Press Ctrl\+C/.test(out) && Date.now() < deadline) await sleep(50);
+			expect(out).toContain(`latency:        ${shown} before the rate check`);
+			const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+			const info = await axios.get(`${url}/__sandbox/info`);
+			expect(info.data.latencyMs).toEqual(value.includes('-') ? value.split('-').map(Number) : [Number(value), Number(value)]);
+		} finally {
+			child.kill('SIGINT');
+		}
+		expect(await exited).toBe(0);
+	});
+
+	it('a bad --latency is refused with the usage', async () => {
+		const root = path.resolve(__dirname, '..', '..');
+		const child = spawn(process.execPath, [path.join(root, 'test', 'sandbox', 'cli.js'), '--port', '0', '--latency', '320-80'], { cwd: root });
+		let err = '';
+		child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+		const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+		expect(code).toBe(2);
+		expect(err).toMatch(/--latency needs MS or MIN-MAX/);
+	});
+});
