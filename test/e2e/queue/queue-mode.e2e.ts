@@ -15,7 +15,7 @@
  * The scenarios run in this order on one cluster. The poll scheduler here is n8n's default (legacy,
  * in memory); durable-poller.e2e.ts covers the durable one.
  */
-import { SHARED_LIMIT_DEFAULTS } from '../../../nodes/shared/transport/redisLimiter';
+import { SHARED_LIMIT_DEFAULTS } from '../../../nodes/shared/transport/limiter/shared/connection';
 import { hashKey, type RequestLogEntry, type Session } from '../../sandbox';
 import { sleep } from '../../support/n8n/process';
 import {
@@ -43,7 +43,7 @@ import { shortId, withQueueWorld } from './helpers/world';
  * records it (report: scenario2.everyExecutionSucceeded). After the merge, set this to true: scenario 2
  * then asserts that every execution succeeds and returns all 1,000 requests.
  */
-const CONTROL_EXPECT_EVERY_EXECUTION_SUCCEEDS = false;
+const CONTROL_EXPECT_EVERY_EXECUTION_SUCCEEDS = true;
 
 const REQUESTS = 1000;
 const EXECUTIONS = 3;

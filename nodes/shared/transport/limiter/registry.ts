@@ -1,5 +1,4 @@
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../../constants';
-import { processSingleton } from '../processSingleton';
 import type { KeyLimiter } from './keyLimiter';
 import { createLocalLimiter } from './localLimiter';
 import { PACING, policyForGap } from './pacing';
@@ -10,9 +9,9 @@ import { sharedLimiterFor } from './shared/sharedLimiter';
  * One limiter per (base URL, API key) per process, shared by every node, execution and load-options
  * call; with the credential's Redis URL, the Redis shared limiter of that key instead.
  *
- * The registry lives on `globalThis` (processSingleton): n8n loads each node file of the package on its
- * own and the build bundles each with its own copy of this module, so a module-level Map would give
- * every node its own budget.
+ * The registry is module state: the build emits one module per source file (gulpfile.js), and n8n
+ * loads the node files with Node's `require`, so both nodes of the package share this one module, and
+ * with it one budget per key (tested on the built files loaded by n8n's own loader).
  */
 
 interface Registry {
@@ -23,8 +22,10 @@ interface Registry {
 	retryRules?: Partial<RetryRules>;
 }
 
+const REGISTRY: Registry = { limiters: new Map() };
+
 function registry(): Registry {
-	return processSingleton('n8n-nodes-booking-requests.limiter-registry.v2', () => ({ limiters: new Map() }));
+	return REGISTRY;
 }
 
 /** The contract's gap plus the pacing margin: what `setPacingGapForTests` restores (with MIN_GAP_MS too). */

@@ -2,7 +2,6 @@ import Bottleneck from 'bottleneck';
 import IORedis from 'ioredis';
 
 import { sleep } from '../../../utils';
-import { processSingleton } from '../../processSingleton';
 import type { KeyLimiter } from '../keyLimiter';
 import { lost, reasonOf, unreachable, type SharedLimitError } from './errors';
 import type { RedisTarget } from './redisUrl';
@@ -10,7 +9,7 @@ import type { RedisTarget } from './redisUrl';
 /**
  * Connections of the Redis shared limiter: one ioredis client plus one subscriber (Bottleneck's) per
  * Redis URL, shared by all keys and by every bundle of the package in this process (the registry
- * lives on `globalThis`), closed after `idleCloseMs` without any request. No reconnecting and no
+ * is module state), closed after `idleCloseMs` without any request. No reconnecting and no
  * offline queue: a connection that fails, fails what waits on it at once, and the next request opens
  * a new one.
  */
@@ -79,13 +78,11 @@ interface SharedRegistry {
 	limiters: Map<string, KeyLimiter>;
 }
 
-/** The process-wide registry of the shared limiter (connections, limiters, settings). */
+const SHARED_REGISTRY: SharedRegistry = { settings: { ...SHARED_LIMIT_DEFAULTS }, links: new Map(), limiters: new Map() };
+
+/** The process-wide registry of the shared limiter (connections, limiters, settings): module state, one per process. */
 export function sharedRegistry(): SharedRegistry {
-	return processSingleton('n8n-nodes-booking-requests.shared-limiter-registry.v2', () => ({
-		settings: { ...SHARED_LIMIT_DEFAULTS },
-		links: new Map(),
-		limiters: new Map(),
-	}));
+	return SHARED_REGISTRY;
 }
 
 /** For tests and diagnostics: changes timings of connections and limiters created from now on. */

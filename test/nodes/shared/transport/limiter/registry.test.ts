@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
@@ -13,7 +14,6 @@ import { PACING } from '../../../../../nodes/shared/transport/limiter/pacing';
 import { limiterFor, limiterIds, setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';
 
 const DIST = path.resolve(__dirname, '../../../../../dist');
-const REGISTRY = Symbol.for('n8n-nodes-booking-requests.limiter-registry.v2');
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -103,14 +103,15 @@ describe('limiter registry', () => {
 		const actionFile = path.join(DIST, 'nodes/BookingRequests/BookingRequests.node.js');
 		const triggerFile = path.join(DIST, 'nodes/BookingRequestsTrigger/BookingRequestsTrigger.node.js');
 		if (!existsSync(actionFile) || !existsSync(triggerFile)) throw new Error('dist/ is missing: run `npm run build` before the tests');
-		// Each file is a separate bundle with its own copy of the transport code, as n8n loads them.
+		// The built files as n8n requires them: one module per source file, so both nodes reach the same
+		// transport modules (and with them one limiter registry).
 		const { BookingRequests } = require(actionFile) as { BookingRequests: new () => INodeType };
 		const { BookingRequestsTrigger } = require(triggerFile) as { BookingRequestsTrigger: new () => INodeType };
+		const builtRegistry = require(path.join(DIST, 'nodes/shared/transport/limiter/registry.js')) as { limiterIds: () => string[] };
 		const action = new BookingRequests();
 		const trigger = new BookingRequestsTrigger();
 		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
-		const registry = (globalThis as unknown as Record<symbol, { limiters: Map<string, unknown> }>)[REGISTRY];
-		const before = new Set(registry?.limiters.keys() ?? []);
+		const before = new Set(builtRegistry.limiterIds());
 
 		const search = (node: INodeType) =>
 			(node.methods!.listSearch!.searchForms as (this: ILoadOptionsFunctions, filter?: string) => Promise<INodeListSearchResult>).call(
@@ -125,9 +126,28 @@ describe('limiter registry', () => {
 		expect(sandbox.log).toHaveLength(6);
 		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
 		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
-		const added = [...(globalThis as unknown as Record<symbol, { limiters: Map<string, unknown> }>)[REGISTRY].limiters.keys()].filter(
-			(id) => !before.has(id),
-		);
+		const added = builtRegistry.limiterIds().filter((id) => !before.has(id));
 		expect(added).toEqual([`${sandbox.url}#${keyIdOf(sandbox.keys.demo)}`]);
+	});
+
+	test("n8n's own loader (PackageDirectoryLoader, outside jest) gives both nodes one instance of the transport modules", () => {
+		// A separate Node process: n8n-core loads each node file in a vm script with Node's own require,
+		// exactly as n8n does; the script reports which module instances the two nodes reach.
+		const out = execFileSync(process.execPath, [path.join(__dirname, '../../../../support/loadWithN8nLoader.js'), path.join(DIST, '..')], {
+			encoding: 'utf8',
+			env: { ...process.env, NODE_ENV: 'production' },
+		});
+		const report = JSON.parse(out) as {
+			nodeTypes: string[];
+			isolated: boolean;
+			shared: Record<string, { foundInEveryNode: boolean; oneInstance: boolean }>;
+			distModules: number;
+			distinctDistModules: number;
+		};
+		expect(report.nodeTypes).toEqual(['bookingRequests', 'bookingRequestsTrigger']);
+		expect(report.isolated).toBe(true);
+		expect(Object.keys(report.shared)).toHaveLength(3);
+		for (const entry of Object.values(report.shared)) expect(entry).toEqual({ foundInEveryNode: true, oneInstance: true });
+		expect(report.distinctDistModules).toBe(report.distModules);
 	});
 });

@@ -100,10 +100,15 @@ describe('shared limit connections', () => {
 		expect(await waitFor(async () => (await ourConnections()) === 0, 2000)).toBe(true);
 	});
 
-	test('the built action and trigger node files (separate bundles) share one connection pair and one budget', async () => {
+	test('the built action and trigger node files (one module per source file) share one connection pair and one budget', async () => {
 		assertDistBuilt();
 		const { BookingRequests } = require(DIST_NODE) as { BookingRequests: new () => INodeType };
 		const { BookingRequestsTrigger } = require(DIST_TRIGGER) as { BookingRequestsTrigger: new () => INodeType };
+		// The connection registry the built nodes use (their own module instance, not this test's source one).
+		const built = require(path.join(path.dirname(DIST_NODE), '../shared/transport/limiter/shared/connection.js')) as {
+			openSharedLimitConnections: () => string[];
+			closeSharedLimits: () => Promise<void>;
+		};
 		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, redisUrl: redis.url });
 		const search = async (node: INodeType) =>
 			await (node.methods!.listSearch!.searchForms as (this: ILoadOptionsFunctions) => Promise<INodeListSearchResult>).call(
@@ -112,11 +117,12 @@ describe('shared limit connections', () => {
 		const [a, b, c] = await Promise.all([search(new BookingRequests()), search(new BookingRequestsTrigger()), search(new BookingRequests())]);
 		for (const result of [a, b, c]) expect(result.results).toHaveLength(10);
 		expect(await ourConnections()).toBe(2);
-		expect(openSharedLimitConnections()).toEqual([redis.url]);
+		expect(built.openSharedLimitConnections()).toEqual([redis.url]);
 		const keyHash = hashKey(sandbox.keys.demo);
 		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
 		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
-		await closeSharedLimits();
+		await built.closeSharedLimits();
+		expect(await waitFor(async () => (await ourConnections()) === 0, 2000)).toBe(true);
 	});
 
 	test('without a Redis URL: the per-process limiter, exactly as before, and no connection to Redis', async () => {
