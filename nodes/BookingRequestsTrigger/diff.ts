@@ -299,7 +299,10 @@ function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number,
 		done.add(candidate.time, candidate.id);
 		if (candidate.partial) partial = candidate.time;
 	}
-	const tie = partial ?? (window.tie !== undefined && window.tie > floor ? window.tie : undefined);
+	// Draining a tie group from its bottom (even when this run found nothing new in it): the handled
+	// part of the group stops the next run, so the next poll reads only what lies above it.
+	const draining = partial ?? (coverage.partial !== undefined && coverage.partial > floor ? coverage.partial : undefined);
+	const tie = draining ?? (window.tie !== undefined && window.tie > floor ? window.tie : undefined);
 	const below =
 		floor === window.lo && partial === undefined
 			? window.below

@@ -184,9 +184,18 @@ export class Planner {
 		return target.windows.reduce((low, window) => (window.lo < low.lo ? window : low));
 	}
 
-	private checkpointAfter(time: number): [number, number] | undefined {
-		const checkpoints = this.input.previous?.sessions?.checkpoints ?? [];
-		return [...checkpoints].sort((a, b) => a[0] - b[0]).find((checkpoint) => checkpoint[0] > time);
+	/**
+	 * Where `time` sits in the session list, counted from the end: interpolated between the checkpoints
+	 * around it (a checkpoint [t, n]: every session at or before t is at most n from the end).
+	 */
+	private fromEndAt(time: number): number | undefined {
+		const checkpoints = [...(this.input.previous?.sessions?.checkpoints ?? [])].sort((a, b) => a[0] - b[0]);
+		const after = checkpoints.find((checkpoint) => checkpoint[0] > time);
+		if (!after) return undefined;
+		const before = checkpoints.filter((checkpoint) => checkpoint[0] <= time).at(-1);
+		if (!before || after[0] === before[0]) return after[1];
+		const share = (time - before[0]) / (after[0] - before[0]);
+		return Math.round(before[1] + share * Math.max(0, after[1] - before[1]));
 	}
 
 	/** Guess of the page holding the target's floor. */
@@ -194,18 +203,16 @@ export class Planner {
 		const { total, perPage, lastPage } = this.shape(target.list);
 		if (total === undefined) return undefined;
 		const low = this.lowest(target);
-		if (low.below !== undefined) return Math.min(lastPage, pageOf(total - low.below, perPage));
-		if (target.list !== 'sessions') return undefined;
-		const checkpoint = this.checkpointAfter(low.lo);
-		return checkpoint ? Math.min(lastPage, pageOf(total - checkpoint[1], perPage)) : undefined;
+		const below = low.below ?? (target.list === 'sessions' ? this.fromEndAt(low.lo) : undefined);
+		return below === undefined ? undefined : Math.min(lastPage, pageOf(total - below, perPage));
 	}
 
 	/** Guess of the page holding the newest session at or below the horizon's top. */
 	private startGuess(window: Window): number {
 		const { total, perPage } = this.shape(window.list);
-		const checkpoint = this.checkpointAfter(window.hi);
-		if (total === undefined || !checkpoint) return 1;
-		const index = total - checkpoint[1] - 1;
+		const fromEnd = this.fromEndAt(window.hi);
+		if (total === undefined || fromEnd === undefined) return 1;
+		const index = total - fromEnd - 1;
 		return index < 0 ? 1 : pageOf(index, perPage);
 	}
 
