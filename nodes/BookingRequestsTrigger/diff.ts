@@ -91,6 +91,7 @@ function windowFrom(name: WindowName, list: ListName, state: WindowState, hi: nu
 		done: KeySet.decode(state.done),
 		...(state.tie !== undefined ? { tie: state.tie } : {}),
 		...(state.below !== undefined ? { below: state.below } : {}),
+		...(state.deeper !== undefined ? { deeper: state.deeper } : {}),
 	};
 }
 
@@ -265,31 +266,29 @@ function belowOf(coverage: Coverage | undefined, isBelow: (entry: Located) => bo
 }
 
 /**
- * No run reached the floor of this window: the deepest page read that lies wholly above the floor says
- * the floor is at least that deep (a better guess for the next poll).
+ * No run reached the floor of this window. The hint stays unless a page read lies wholly above the
+ * floor yet deeper than the hint said; then where a search of this poll placed the floor, if it did;
+ * else a bound: the floor lies below the deepest page read wholly above it.
  */
-function belowFromPages(pages: PageObservation[], window: Window): number | undefined {
-	let best = window.below;
+function hintWithoutCoverage(pages: PageObservation[], window: Window): { below?: number; deeper?: number } {
+	let below = window.below;
+	let deeper = window.deeper;
 	for (const page of pages) {
 		if (page.list !== window.list || page.total === undefined || page.items.length < page.perPage) continue;
 		const times = page.items.map((item) => sortTime(page.list, item));
 		if (times.some((time) => time === null || time <= window.lo)) continue;
 		const bound = Math.max(0, page.total - page.page * page.perPage);
-		if (best === undefined || bound < best) best = bound;
+		if (below !== undefined && bound < below) below = undefined;
+		if (deeper === undefined || bound < deeper) deeper = bound;
 	}
-	return best;
+	below ??= locatedBelow(pages, window.list, window.lo);
+	return below !== undefined ? { below } : deeper !== undefined ? { deeper } : {};
 }
 
 function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number, pages: PageObservation[]): WindowState {
 	const { window, coverage } = outcome;
 	if (!coverage) {
-		const below = belowFromPages(pages, window);
-		return {
-			floor: window.lo,
-			done: window.done.encode(),
-			...(window.tie !== undefined ? { tie: window.tie } : {}),
-			...(below !== undefined ? { below } : {}),
-		};
+		return { floor: window.lo, done: window.done.encode(), ...(window.tie !== undefined ? { tie: window.tie } : {}), ...hintWithoutCoverage(pages, window) };
 	}
 	const floor = Math.max(window.lo, Math.min(outcome.upper, limit));
 	const done = window.done.above(floor);
@@ -303,10 +302,8 @@ function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number,
 	// part of the group stops the next run, so the next poll reads only what lies above it.
 	const draining = partial ?? (coverage.partial !== undefined && coverage.partial > floor ? coverage.partial : undefined);
 	const tie = draining ?? (window.tie !== undefined && window.tie > floor ? window.tie : undefined);
-	const below =
-		floor === window.lo && partial === undefined
-			? window.below
-			: belowOf(coverage, (entry) => entry.time <= floor || (tie !== undefined && entry.time === tie && done.has(entry.time, entry.item.id)), window.below);
+	// Where the floor is now, from the run that reached it (also when it did not move: the hint may have been off).
+	const below = belowOf(coverage, (entry) => entry.time <= floor || (tie !== undefined && entry.time === tie && done.has(entry.time, entry.item.id)), window.below);
 	return { floor, done: done.encode(), ...(tie !== undefined ? { tie } : {}), ...(below !== undefined ? { below } : {}) };
 }
 
@@ -379,8 +376,8 @@ export function locatedBelow(pages: PageObservation[], list: ListName, time: num
 			return at !== null && at <= time;
 		});
 		if (index < 0) {
-			// Everything on the last page is above: nothing lies below the boundary.
-			if (page.items.length > 0 && isLastPage(page, page.items.length, (page.page - 1) * page.perPage)) return 0;
+			// Everything on the last page (or an empty list) is above: nothing lies below the boundary.
+			if (isLastPage(page, page.items.length, (page.page - 1) * page.perPage)) return 0;
 			continue;
 		}
 		// Only a page that starts above the boundary (or page 1) places it exactly.

@@ -8,7 +8,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { API_PATHS, MAX_PER_PAGE, MIN_GAP_MS, SAFETY_MARGIN_MS } from '../shared/constants';
-import { isDeadlineReached } from '../shared/transport/deadline';
+import { isDeadlineReached, MIN_ATTEMPT_MS } from '../shared/transport/deadline';
 import type { PageRead } from '../shared/transport/pageReader';
 import { readPage } from '../shared/transport/pageReader';
 import { apiRequest } from '../shared/transport/request';
@@ -78,9 +78,11 @@ export class CallBudget {
 	}
 
 	left(): number {
-		const remaining = this.deadline - this.clock();
-		// 10% headroom: the pace varies (another workflow on the same key, a slow answer).
-		return Math.max(0, Math.floor((0.9 * remaining) / this.perCallMs));
+		// A call is only sent while MIN_ATTEMPT_MS remain (deadline.ts); 10% headroom: the pace varies
+		// (another workflow on the same key, a slow answer).
+		const remaining = this.deadline - MIN_ATTEMPT_MS - this.clock();
+		if (remaining < 0) return 0;
+		return Math.max(1, Math.floor((0.9 * remaining) / this.perCallMs));
 	}
 }
 

@@ -38,6 +38,8 @@ export interface PlanInput {
 
 /** Pages a run may read past its share when the boundary moved down meanwhile. */
 const SLACK_PAGES = 2;
+/** Pages read on from page 1 before searching, when where a window's floor lies is not known. */
+const QUICK_PAGES = 2;
 
 /**
  * The poll's "now" on the API server's clock, after the first pages: the `Date` headers (1 s
@@ -114,8 +116,11 @@ export class Planner {
 		return { total, perPage, lastPage: total === undefined ? Infinity : Math.max(1, Math.ceil(total / perPage)) };
 	}
 
+	/** Pages kept for the targets still to be read (a search or a run of this one may not use them). */
+	private reserve = 0;
+
 	private read(list: ListName, page: number): PageRequest | undefined {
-		return this.input.pagesLeft() >= 1 ? { list, page } : undefined;
+		return this.input.pagesLeft() >= 1 + this.reserve ? { list, page } : undefined;
 	}
 
 	*reads(): Plan<void> {
@@ -142,19 +147,16 @@ export class Planner {
 		yield* this.readTargets(this.targetsOf(this.windows));
 	}
 
+	/**
+	 * One target per window. The completions and the horizon of the session list are read separately
+	 * even when they touch: drained from their oldest parts, they sit a whole delay apart in the list,
+	 * and reading the band between them would cost pages that no event needs. A run from page 1 that
+	 * is still open serves the horizon too when extending it is cheaper (readTarget).
+	 */
 	private targetsOf(windows: Window[]): Target[] {
-		const targets: Target[] = [];
-		const find = (name: Window['name']) => windows.find((window) => window.name === name);
-		const requests = find('requests');
-		if (requests) targets.push({ list: 'requests', windows: [requests], fromTop: true });
-		const completions = find('completions');
-		const horizon = find('horizon');
-		if (completions && horizon) {
-			if (horizon.hi <= horizon.lo) targets.push({ list: 'sessions', windows: [completions], fromTop: true });
-			else if (horizon.hi >= completions.lo) targets.push({ list: 'sessions', windows: [completions, horizon], fromTop: true });
-			else targets.push({ list: 'sessions', windows: [completions], fromTop: true }, { list: 'sessions', windows: [horizon], fromTop: false });
-		}
-		return targets;
+		return windows
+			.filter((window) => window.hi > window.lo)
+			.map((window) => ({ list: window.list, windows: [window], fromTop: window.hi === Infinity }));
 	}
 
 	/** The run that the next page of `list` would extend (the latest reads of the list, consecutive). */
@@ -198,13 +200,24 @@ export class Planner {
 		return Math.round(before[1] + share * Math.max(0, after[1] - before[1]));
 	}
 
-	/** Guess of the page holding the target's floor. */
-	private bottomGuess(target: Target): number | undefined {
-		const { total, perPage, lastPage } = this.shape(target.list);
+	/** Guess of the index (in the list now) of the target's stop: the first item at or below its floor. */
+	private stopIndexGuess(target: Target): number | undefined {
+		const { total } = this.shape(target.list);
 		if (total === undefined) return undefined;
 		const low = this.lowest(target);
-		const below = low.below ?? (target.list === 'sessions' ? this.fromEndAt(low.lo) : undefined);
-		return below === undefined ? undefined : Math.min(lastPage, pageOf(total - below, perPage));
+		if (low.below !== undefined) return Math.max(0, total - low.below);
+		// Interpolated between checkpoints, unless the last poll saw the floor is deeper than that.
+		const estimate = target.list === 'sessions' ? this.fromEndAt(low.lo) : undefined;
+		if (estimate === undefined || (low.deeper !== undefined && estimate > low.deeper)) return undefined;
+		return Math.max(0, total - estimate);
+	}
+
+	/** Guess of the page holding the target's stop. */
+	private bottomGuess(target: Target): number | undefined {
+		const index = this.stopIndexGuess(target);
+		if (index === undefined) return undefined;
+		const { perPage, lastPage } = this.shape(target.list);
+		return Math.min(lastPage, pageOf(index, perPage));
 	}
 
 	/** Guess of the page holding the newest session at or below the horizon's top. */
@@ -226,58 +239,108 @@ export class Planner {
 		return Math.max(1, bottom - Math.min(bottom, this.startGuess(target.windows[0])) + 1) + 1;
 	}
 
+	/**
+	 * Pages one step of progress on the target takes: no window moves past the one furthest behind, so
+	 * every window gets its step before any gets more.
+	 */
+	private minNeed(target: Target): number {
+		const index = this.stopIndexGuess(target);
+		if (index === undefined) return QUICK_PAGES + 1;
+		const { perPage } = this.shape(target.list);
+		const end = this.openTopRunEnd(target.list);
+		const bottom = pageOf(index, perPage);
+		if (target.fromTop && end > 0 && bottom - end <= 2) return Math.max(1, bottom - end);
+		return index > 0 && index % perPage === 0 ? 2 : 1;
+	}
+
 	private *readTargets(all: Target[]): Plan<void> {
 		const open = all.filter((target) => !this.covered(target));
 		// A run from page 1 that ends within two more pages goes first (cheap, and page 1 is read already);
-		// then the windows furthest behind, since no window emits past the one furthest behind.
+		// then the windows furthest behind.
 		const quick = (target: Target) => Number(target.fromTop && this.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
 		const behind = (target: Target) => this.lowest(target).lo + this.lowest(target).offset;
 		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
 		while (open.length > 0) {
 			const left = this.input.pagesLeft();
 			if (left < 1) return;
-			const shares = shareBudget(open.map((target) => this.need(target)), left);
+			const mins = open.map((target) => this.minNeed(target));
+			const needs = open.map((target) => this.need(target));
+			const minimum = mins.reduce((sum, pages) => sum + pages, 0);
+			// Each target's step first; what is left is shared by what each needs beyond it.
+			const extra = shareBudget(needs.map((pages, i) => Math.max(0, pages - mins[i])), Math.max(0, left - minimum));
 			const target = open.shift() as Target;
-			yield* this.readTarget(target, Math.max(1, shares[0]));
+			// The last one may use whatever is left (needs are estimates; a larger run only helps).
+			const share = open.length === 0 ? left : Math.max(1, Math.min(left, mins[0] + extra[0]));
+			yield* this.readTarget(target, share, minimum - mins[0]);
 		}
 	}
 
-	private *readTarget(target: Target, share: number): Plan<void> {
+	/** Reads the target within `share` pages, leaving `reserve` pages for the targets after it. */
+	private *readTarget(target: Target, share: number, reserve = 0): Plan<void> {
+		this.reserve = reserve;
 		if (this.covered(target)) return;
 		const list = target.list;
-		const low = this.lowest(target);
-		const isStop = stopOf(low);
-		const bottomGuess = this.bottomGuess(target);
-		const before = this.pages.length;
+		const window = target.windows[0];
+		const isStop = stopOf(window);
+		const { perPage } = this.shape(list);
+		const end = this.openTopRunEnd(list);
+		let bottom = this.bottomGuess(target);
+		const index = this.stopIndexGuess(target);
+		let stopOpensPage = index !== undefined && index > 0 && index % perPage === 0 && bottom === pageOf(index, perPage);
 		if (target.fromTop) {
-			const end = this.openTopRunEnd(list);
-			if (end > 0 && (bottomGuess === undefined || bottomGuess - end <= share)) return yield* this.extendRun(target, end + 1, share);
-			if (bottomGuess === undefined || bottomGuess <= share) return yield* this.extendRun(target, 1, share);
+			if (bottom !== undefined && end > 0 && bottom - end <= share) return yield* this.extendRun(target, end + 1, share);
+			if (bottom !== undefined && bottom <= share) return yield* this.extendRun(target, 1, share);
+			if (bottom === undefined && end > 0) {
+				// Where the floor is is not known: first the next pages from the top (a little more than a page
+				// changed, the usual case), then a search.
+				yield* this.extendRun(target, end + 1, Math.min(share, QUICK_PAGES), 0);
+				if (this.covered(target)) return;
+			}
+		} else if (end > 0 && bottom !== undefined && bottom - end <= Math.min(share, this.need(target))) {
+			// The run from page 1 is still open and reaches the horizon's floor as cheaply as a search would.
+			return yield* this.extendRun(target, end + 1, share);
 		}
-		// Too large for this poll (or deep in the list): find the page of its floor first.
-		const bottom = yield* this.locate(list, isStop, bottomGuess ?? 2);
-		if (bottom === undefined || this.covered(target)) return;
+		const before = this.pages.length;
+		const left = () => Math.max(1, share - (this.pages.length - before));
+		if (bottom === undefined) {
+			// Where the floor is is not known: search for it, from the bound the last poll found if any.
+			const { total, perPage: size } = this.shape(list);
+			const guess =
+				window.deeper !== undefined && total !== undefined
+					? pageOf(total - window.deeper, size)
+					: target.fromTop
+						? (this.lastRead(list)?.page ?? 1) + 1
+						: this.startGuess(window);
+			bottom = yield* this.locate(list, isStop, guess);
+			if (bottom === undefined || this.covered(target)) return;
+			stopOpensPage = this.stopAtPageStart(list, bottom, isStop);
+		}
 		let start = 1;
 		if (!target.fromTop) {
-			const found = yield* this.locateStart(list, target.windows[0].hi, this.startGuess(target.windows[0]), bottom);
-			if (found === undefined || this.covered(target)) return;
-			start = found;
+			start = Math.min(bottom, this.startGuess(window));
+			// The window may fit: make sure the run starts above its top (the probe is the run's first page).
+			if (bottom - start + 1 <= left()) {
+				const found = yield* this.locateStart(list, window.hi, start, bottom);
+				if (found === undefined || this.covered(target)) return;
+				start = found;
+			}
 		}
-		const left = Math.max(1, share - (this.pages.length - before));
-		// Oldest part first: the affordable pages just above the floor (at least the page holding the
-		// stop and, when the stop opens its page, the page before).
-		const last = this.stopAtPageStart(list, bottom, isStop) ? bottom - 1 : bottom;
-		start = Math.max(start, Math.min(last, bottom - left + 1));
-		return yield* this.extendRun(target, start, Math.max(left, bottom - start + 1));
+		// Oldest part first: the affordable pages just above the floor (and, when the stop opens its page,
+		// the page before it too). The run itself checks where the floor is: reading goes on to the stop.
+		const last = stopOpensPage ? bottom - 1 : bottom;
+		start = Math.max(1, start, Math.min(last, bottom - left() + 1));
+		return yield* this.extendRun(target, start, Math.max(left(), bottom - start + 1));
 	}
 
 	/** Reads downward from `start` until the run reaches the target's stop, within `share` (+ slack) pages. */
-	private *extendRun(target: Target, start: number, share: number): Plan<void> {
+	private *extendRun(target: Target, start: number, share: number, slack = SLACK_PAGES): Plan<void> {
 		const list = target.list;
 		let page = start;
 		let read = 0;
-		// The page just read is the run's first page already: go on from there.
-		if (this.lastRead(list)?.page === start) page = start + 1;
+		// The reads just made (a search's last probes, read downward) already run through `start`: go on.
+		const run = this.currentRun(list);
+		const last = run?.pages[run.pages.length - 1].page;
+		if (run && last !== undefined && run.pages[0].page <= start && start <= last) page = last + 1;
 		else {
 			const request = this.read(list, page);
 			if (!request) return;
@@ -285,7 +348,7 @@ export class Planner {
 			page++;
 			read++;
 		}
-		while (!this.runStopped(target) && read < share + SLACK_PAGES) {
+		while (!this.runStopped(target) && read < share + slack) {
 			const request = this.read(list, page);
 			if (!request) return;
 			yield request;

@@ -12,7 +12,8 @@
  *   floor passes them, so its size does not grow with traffic;
  * - `tie`: set while a tie group larger than one poll is drained from its bottom up;
  * - `below`: where the floor sits in the list, counted from the end (stable when items are added at
- *   the top), to find a window deep in the list without reading everything above it.
+ *   the top), to find a window deep in the list without reading everything above it; `deeper` when
+ *   only a bound is known (a search starts there).
  * Sessions also keep `checkpoints` ([server time, list length] of recent polls) to find the top of the
  * abandonment window, and `seen` (sessions seen abandoned, bounded: memory.ts).
  */
@@ -40,6 +41,8 @@ export interface WindowState {
 	done: PackedKeys;
 	tie?: number;
 	below?: number;
+	/** When `below` is not known: the floor lies at most this far from the end (a search starts there). */
+	deeper?: number;
 }
 
 export interface SessionsState {
@@ -98,12 +101,14 @@ function readWindow(raw: unknown): WindowState | undefined {
 	const done = readPacked(raw.done, isMsKey);
 	if (!done) return undefined;
 	if (raw.tie !== undefined && !isMs(raw.tie)) return undefined;
-	if (raw.below !== undefined && !(Number.isInteger(raw.below) && (raw.below as number) >= 0)) return undefined;
+	const count = (value: unknown) => value === undefined || (Number.isInteger(value) && (value as number) >= 0);
+	if (!count(raw.below) || !count(raw.deeper)) return undefined;
 	return {
 		floor: raw.floor,
 		done,
 		...(raw.tie !== undefined ? { tie: raw.tie as number } : {}),
 		...(raw.below !== undefined ? { below: raw.below as number } : {}),
+		...(raw.deeper !== undefined ? { deeper: raw.deeper as number } : {}),
 	};
 }
 

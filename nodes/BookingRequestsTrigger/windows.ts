@@ -58,6 +58,8 @@ export interface Window {
 	tie?: number;
 	/** Items at or below `lo`, counted from the end of the list (a hint, never trusted for correctness). */
 	below?: number;
+	/** When `below` is not known: at most this many items lie at or below `lo`. */
+	deeper?: number;
 }
 
 /** A run: pages of one list read consecutively downward (each the next page of the one read before it). */

@@ -308,16 +308,33 @@ function report(label: string, result: SimReport) {
 	);
 }
 
+/** More seeds on demand: SIM_SEEDS=50 npx jest simulation (each seed runs every variant). */
+const EXTRA_SEEDS = Number(process.env.SIM_SEEDS ?? 0);
+
+interface Variant {
+	seed: number;
+	budget: [number, number];
+	lostSave: number;
+	fireAgain?: boolean;
+	onlyRecovered?: boolean;
+	events?: Partial<TriggerSettings['events']>;
+}
+
+const VARIANTS: Array<[string, Variant]> = [
+	['all events, unlimited budget, churn while reading', { seed: 1, budget: [Infinity, Infinity], lostSave: 0 }],
+	['all events, small budgets, lost saves', { seed: 2, budget: [4, 12], lostSave: 0.08 }],
+	['Fire Again If Reabandoned, small budgets, lost saves', { seed: 3, budget: [4, 10], lostSave: 0.08, fireAgain: true }],
+	['Only Recovered, budgets, lost saves', { seed: 4, budget: [4, 20], lostSave: 0.1, onlyRecovered: true }],
+	['only Session Abandoned, tiny budgets', { seed: 5, budget: [4, 8], lostSave: 0.05, events: { sessionCompleted: false, requestCreated: false } }],
+	['only New Request with bulk imports, tiny budgets', { seed: 6, budget: [4, 6], lostSave: 0.05, events: { sessionAbandoned: false, sessionCompleted: false } }],
+];
+
 describe('oracle-based random runs', () => {
-	test.each([
-		['all events, unlimited budget, churn while reading', { seed: 1, budget: [Infinity, Infinity] as [number, number], lostSave: 0 }],
-		['all events, small budgets, lost saves', { seed: 2, budget: [4, 12] as [number, number], lostSave: 0.08 }],
-		['Fire Again If Reabandoned, small budgets, lost saves', { seed: 3, budget: [4, 10] as [number, number], lostSave: 0.08, fireAgain: true }],
-		['Only Recovered, budgets, lost saves', { seed: 4, budget: [4, 20] as [number, number], lostSave: 0.1, onlyRecovered: true }],
-		['only Session Abandoned, tiny budgets', { seed: 5, budget: [4, 8] as [number, number], lostSave: 0.05, events: { sessionCompleted: false, requestCreated: false } }],
-		['only New Request with bulk imports, tiny budgets', { seed: 6, budget: [4, 6] as [number, number], lostSave: 0.05, events: { sessionAbandoned: false, sessionCompleted: false } }],
-	])('%s', async (label, variant) => {
-		const v = variant as { seed: number; budget: [number, number]; lostSave: number; fireAgain?: boolean; onlyRecovered?: boolean; events?: Partial<TriggerSettings['events']> };
+	const cases = VARIANTS.flatMap(([label, variant]): Array<[string, Variant]> => [
+		[label, variant],
+		...Array.from({ length: EXTRA_SEEDS }, (_, i): [string, Variant] => [`${label} (seed ${1000 + i})`, { ...variant, seed: 1000 + i }]),
+	]);
+	test.each(cases)('%s', async (label, v) => {
 		const result = await simulate({
 			seed: v.seed,
 			settings: makeSettings({ abandonedAfterMs: 20 * MIN, fireAgainIfReabandoned: v.fireAgain ?? false, onlyRecovered: v.onlyRecovered ?? false, events: v.events }),

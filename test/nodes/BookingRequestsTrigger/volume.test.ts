@@ -91,16 +91,16 @@ test('a bulk import of 1,000 requests with one created_at, a budget of 6 calls a
 	line('1,000-row tie', 1001, runner.log.length, drained, 6);
 });
 
-test('a backlog five times the budget (3 hours down: requests, completions, abandonments): drained over polls, oldest first', async () => {
+test('a backlog over five times the budget (3 hours down: requests, completions, abandonments): drained over polls, oldest first', async () => {
 	const world = new World();
 	const settings = makeSettings({ abandonedAfterMs: 30 * MIN });
 	const runner = new Runner(world, settings);
 	await runner.poll({ budget: BUDGET });
-	// 3 hours while n8n was down: 6,000 requests, 3,000 sessions (1 in 3 completed).
+	// 3 hours while n8n was down: 6,000 sessions (1 in 3 completed) and 6,000 more requests.
 	let completed = 0;
 	let open = 0;
-	for (let i = 0; i < 3000; i++) {
-		world.advance(3600);
+	for (let i = 0; i < 6000; i++) {
+		world.advance(1800);
 		const session = world.start();
 		if (i % 3 === 0) {
 			world.complete(session);
@@ -108,16 +108,40 @@ test('a backlog five times the budget (3 hours down: requests, completions, aban
 		} else open++;
 		world.addRequest();
 	}
-	const expected = 3000 + completed + completed + open; // requests + requests of completions + completions + abandonments
 	world.advance(31 * MIN);
 	const drained = await pollUntilQuiet(runner, BUDGET, 10_000);
 	checkLog(runner.log);
-	expect(runner.count('request.created')).toBe(3000 + completed);
+	expect(runner.count('request.created')).toBe(6000 + completed);
 	expect(runner.count('session.completed')).toBe(completed);
 	expect(runner.count('session.abandoned')).toBe(open);
-	// 90 request pages and 30 session pages at least, 29 useful calls a poll at most: well over 5 budgets.
+	// 80 request pages, 60 session pages for the completions and 60 again for the horizon: at least
+	// 200 page reads, over six budgets.
 	expect(drained.calls).toBeGreaterThan(5 * BUDGET);
-	line('backlog of 3 h', expected, runner.log.length, drained);
+	expect(drained.polls).toBeGreaterThan(5);
+	line('backlog of 3 h', 6000 + 2 * completed + open, runner.log.length, drained);
+});
+
+test('a backlog where one delay holds more sessions than a poll can read (the completions and the horizon drained apart)', async () => {
+	const world = new World();
+	const runner = new Runner(world, makeSettings({ abandonedAfterMs: 30 * MIN }));
+	await runner.poll({ budget: 14 });
+	// 2 hours down, 100 sessions a minute (30 pages per delay, a budget of 14 calls): 1 in 5 completed.
+	let completed = 0;
+	for (let i = 0; i < 12_000; i++) {
+		world.advance(600);
+		const session = world.start();
+		if (i % 5 === 0) {
+			world.complete(session);
+			completed++;
+		}
+	}
+	world.advance(31 * MIN);
+	const drained = await pollUntilQuiet(runner, 14, 10_000, 400);
+	checkLog(runner.log);
+	expect(runner.count('session.completed')).toBe(completed);
+	expect(runner.count('session.abandoned')).toBe(12_000 - completed);
+	expect(runner.count('request.created')).toBe(completed);
+	line('dense backlog (30 pages per delay, budget 14)', 12_000 + completed, runner.log.length, drained, 14);
 });
 
 test('Include Booking Request costs a call per completion: cut at an event, the rest (in order) in the next polls', async () => {
