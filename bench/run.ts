@@ -73,6 +73,7 @@ async function main() {
 		['bench/row-main.ts', ['returnAll', String(large)]],
 		['bench/row-main.ts', ['twoExecutions', '1000']],
 		['bench/row-main.ts', ['trigger', '250']],
+		['bench/triggerRows.ts', ['backlog', args.has('--quick') ? '600' : '4800']],
 	];
 	if (!args.has('--no-peer')) plan.push(['bench/peer.ts', ['1000']]);
 	for (const [entry, childArgs] of plan) {

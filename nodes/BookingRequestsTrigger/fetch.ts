@@ -5,10 +5,10 @@
  * the events that are complete are emitted and the state says where to go on.
  */
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { API_PATHS, MAX_PER_PAGE, MIN_GAP_MS, SAFETY_MARGIN_MS } from '../shared/constants';
 import { isDeadlineReached, MIN_ATTEMPT_MS } from '../shared/transport/deadline';
+import { asNodeError } from '../shared/transport/errors';
 import type { PageRead } from '../shared/transport/pageReader';
 import { readPage } from '../shared/transport/pageReader';
 import { apiRequest } from '../shared/transport/request';
@@ -88,10 +88,10 @@ export class CallBudget {
 
 /** Where pages and booking requests come from: the API (below), or the in-memory model of the tests. */
 export interface PageSource {
-	/** One validated page; throws a DeadlineReachedError (deadline.ts) when the budget is spent. */
-	readPage(list: ListName, page: number): Promise<PageRead<ListItem>>;
-	/** A booking request by id; null when it does not exist (404). Throws a DeadlineReachedError like readPage. */
-	fetchRequest(id: string): Promise<BookingRequest | null>;
+	/** One validated page; undefined when the poll's budget is spent (nothing was sent). */
+	readPage(list: ListName, page: number): Promise<PageRead<ListItem> | undefined>;
+	/** A booking request by id; null when it does not exist (404); undefined when the budget is spent. */
+	fetchRequest(id: string): Promise<BookingRequest | null | undefined>;
 }
 
 /** Calls the poll can still afford. */
@@ -127,25 +127,28 @@ export interface PollResult {
  */
 export async function fetchRequest(ctx: IPollFunctions, id: string, options: { deadline?: number } = {}): Promise<BookingRequest | null> {
 	if (!isUuid(id)) return null;
-	try {
-		const { body } = await apiRequest<BookingRequest | null>(ctx, `${API_PATHS.requests}/${id}`, {
-			resourceLabel: `booking request ${id}`,
-			nullIfNotFound: true,
-			deadline: options.deadline,
-		});
-		return isRecord(body) ? (body as BookingRequest) : null;
-	} catch (error) {
-		if (isDeadlineReached(error) || error instanceof NodeApiError || error instanceof NodeOperationError) throw error;
-		throw new NodeApiError(ctx.getNode(), { message: String(error) });
-	}
+	const { body } = await apiRequest<BookingRequest | null>(ctx, `${API_PATHS.requests}/${id}`, {
+		resourceLabel: `booking request ${id}`,
+		nullIfNotFound: true,
+		deadline: options.deadline,
+	});
+	return isRecord(body) ? (body as BookingRequest) : null;
+}
+
+/** A call that ran out of budget (deadline.ts) gives undefined; every other failure fails the poll. */
+function undefinedPastDeadline(ctx: IPollFunctions): (error: unknown) => undefined {
+	return (error) => {
+		if (isDeadlineReached(error)) return undefined;
+		throw asNodeError(ctx.getNode(), error);
+	};
 }
 
 /** The API as a page source for one poll: every call within `deadline`. */
 export function apiSource(ctx: IPollFunctions, formId: string | undefined, deadline?: number): PageSource {
 	const qs: IDataObject = formId ? { form_id: formId } : {};
 	return {
-		readPage: async (list, page) => await readPage<ListItem>(ctx, PATHS[list], qs, page, MAX_PER_PAGE, { deadline }),
-		fetchRequest: async (id) => await fetchRequest(ctx, id, { deadline }),
+		readPage: async (list, page) => await readPage<ListItem>(ctx, PATHS[list], qs, page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx)),
+		fetchRequest: async (id) => await fetchRequest(ctx, id, { deadline }).catch(undefinedPastDeadline(ctx)),
 	};
 }
 
@@ -162,6 +165,7 @@ export async function readFirstPages(
 	for (const list of ['requests', 'sessions'] as const) {
 		if (!lists[list]) continue;
 		const page = await source.readPage(list, 1);
+		if (!page) break;
 		clock.observe(page.serverDate);
 		pages.push({ ...page, list, seq: pages.length });
 		if (list === 'sessions') out.sessions = page.items as BookingSession[];
@@ -192,11 +196,8 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	const plan = planner.reads();
 	for (let step = plan.next(); !step.done; step = plan.next()) {
 		const { list, page } = step.value;
-		let read;
-		try {
-			read = await source.readPage(list, page);
-		} catch (error) {
-			if (!isDeadlineReached(error)) throw error;
+		const read = await source.readPage(list, page);
+		if (!read) {
 			cut = true;
 			break;
 		}
@@ -247,12 +248,9 @@ async function attachRequests(
 		const id = String(event.session.request_id);
 		if (!known.has(id)) {
 			if (options.budget.left() < 1) return index;
-			try {
-				known.set(id, await source.fetchRequest(id));
-			} catch (error) {
-				if (isDeadlineReached(error)) return index;
-				throw error;
-			}
+			const request = await source.fetchRequest(id);
+			if (request === undefined) return index;
+			known.set(id, request);
 			options.budget.answered();
 			calls.getRequest++;
 		}
@@ -270,7 +268,7 @@ export async function attachSampleRequests(source: PageSource, events: TriggerEv
 	for (const event of events) {
 		if (event.event !== 'session.completed' || !event.session) continue;
 		const id = String(event.session.request_id);
-		if (!known.has(id)) known.set(id, await source.fetchRequest(id));
+		if (!known.has(id)) known.set(id, (await source.fetchRequest(id)) ?? null);
 		event.request = known.get(id) ?? null;
 	}
 }

@@ -17,12 +17,9 @@ export interface ItemOptions {
 }
 
 /** Builds the output items. */
-export async function toItems(
-	_ctx: ApiContext,
-	events: TriggerEvent[],
-	options: ItemOptions,
-	_io: { deadline?: number } = {},
-): Promise<INodeExecutionData[]> {
+// `ctx` and `io` are the interface the output shaping grows into (form names read within the deadline).
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+export async function toItems(_ctx: ApiContext, events: TriggerEvent[], options: ItemOptions, _io: { deadline?: number } = {}): Promise<INodeExecutionData[]> {
 	const items: INodeExecutionData[] = [];
 	for (const event of events) {
 		if (event.session) {

@@ -5,7 +5,6 @@
  * `pollChanges` with the real planner and rules), with hooks that change the data between page reads
  * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them.
  */
-import { deadlineReached } from '../../nodes/shared/transport/deadline';
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { TriggerEvent, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
 import type { Budget, PageSource, PollResult } from '../../nodes/BookingRequestsTrigger/fetch';
@@ -185,8 +184,8 @@ export class World {
 	source(options: WorldPollOptions, count: { pages: { sessions: number; requests: number }; calls: number }, limit: number): PageSource {
 		const perPage = options.perPage ?? 100;
 		return {
-			readPage: async (list, page): Promise<PageRead<ListItem>> => {
-				if (count.calls >= limit) throw deadlineReached('the page was read');
+			readPage: async (list, page): Promise<PageRead<ListItem> | undefined> => {
+				if (count.calls >= limit) return undefined; // the budget is spent: nothing sent
 				options.beforePage?.(list, page, count.calls);
 				count.calls++;
 				count.pages[list]++;
@@ -197,7 +196,7 @@ export class World {
 				return { page, items, perPage, total: all.length, serverDate: date };
 			},
 			fetchRequest: async (id) => {
-				if (count.calls >= limit) throw deadlineReached('the request was read');
+				if (count.calls >= limit) return undefined;
 				count.calls++;
 				this.calls++;
 				const request = this.requests.find((candidate) => candidate.id === id);

@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { processSingleton } from '../../../nodes/shared/transport/processSingleton';
 import { createHarness, TRIGGER_TYPE } from '../../support/inProcessN8n';
 import type { Harness } from '../../support/inProcessN8n';
 import { startSandbox } from '../../sandbox';
@@ -190,6 +191,52 @@ describe('state persistence', () => {
 		twin.state = { staticData: JSON.parse(JSON.stringify(run.state.staticData)) as IDataObject };
 		const [one, two] = await Promise.all([run.poll(), twin.poll()]);
 		expect([...eventIds(one.items), ...eventIds(two.items)]).toEqual([abandonedId(s)]);
+	});
+});
+
+describe("n8n's poll budget (real 1 s limit)", () => {
+	test('a backlog larger than one poll: each poll ends its calls within the budget, emits the oldest events it completed, the next ones go on; each once, in order', async () => {
+		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
+		await run.poll();
+		sandbox.clock.advance(MIN);
+		const created = Array.from({ length: 1200 }, () => requestId(sandbox.addRequest().id));
+		sandbox.clock.advance(MIN);
+		const budgetMs = 10_000;
+		const emitted: string[] = [];
+		const durations: number[] = [];
+		for (let i = 0; i < 10; i++) {
+			const started = performance.now();
+			const outcome = await run.poll('trigger', { budgetMs });
+			durations.push(performance.now() - started);
+			emitted.push(...(outcome.items ?? []).map((item) => String(item.event_id)));
+			if (emitted.length === created.length && outcome.calls === 1) break;
+		}
+		expect(emitted).toEqual(created);
+		expect(Math.max(...durations)).toBeLessThan(budgetMs);
+		expect(durations.length).toBeGreaterThanOrEqual(3);
+		// eslint-disable-next-line no-console
+		console.log(`[budget] 1,200 requests under a 10 s budget at 1 call/s: ${durations.length} polls, longest ${(Math.max(...durations) / 1000).toFixed(1)} s`);
+	});
+
+	test('n8n 1.x (no getPollBudgetMs): the trigger works with its own 4-minute budget', async () => {
+		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
+		await run.poll('trigger', { noBudget: true });
+		const request = sandbox.addRequest();
+		expect(eventIds((await run.poll('trigger', { noBudget: true })).items)).toEqual([requestId(request.id)]);
+	});
+
+	test('a mark left by a poll that died is ignored once its budget and a request timeout have passed', async () => {
+		const running = processSingleton('n8n-nodes-booking-requests.trigger-in-flight.v2', () => new Map<string, number>());
+		const key = 'wf-trigger:Booking Requests Trigger';
+		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
+		await run.poll();
+		const request = sandbox.addRequest();
+		running.set(key, Date.now() + 60_000); // another poll of this trigger is running
+		expect((await run.poll()).items).toBeNull();
+		expect(sandbox.log.filter((entry) => entry.path === REQUESTS)).toHaveLength(1); // only the baseline read
+		running.set(key, Date.now() - 1); // that poll died long ago
+		expect(eventIds((await run.poll()).items)).toEqual([requestId(request.id)]);
+		expect(running.has(key)).toBe(false);
 	});
 });
 
