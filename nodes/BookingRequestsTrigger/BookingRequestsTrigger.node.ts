@@ -95,6 +95,7 @@ export function safetyMarginMs(budgetMs: number): number {
  * reporting the same events. Every poll ends its calls by its deadline, so a mark older than the budget
  * plus one request timeout is from a poll that died without clearing it: ignored.
  */
+/** Workflow + node → until when the running poll may hold it (ms, this process's clock). */
 function inFlight(): Map<string, number> {
 	return processSingleton('n8n-nodes-booking-requests.trigger-in-flight.v2', () => new Map<string, number>());
 }
@@ -138,8 +139,8 @@ export class BookingRequestsTrigger implements INodeType {
 
 		const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 		const running = inFlight();
-		const startedAt = running.get(key);
-		if (startedAt !== undefined && Date.now() < startedAt) return null;
+		const busyUntil = running.get(key);
+		if (busyUntil !== undefined && Date.now() < busyUntil) return null;
 		running.set(key, Date.now() + budgetMs + REQUEST_TIMEOUT_MS);
 		try {
 			const staticData = this.getWorkflowStaticData('node');

@@ -21,7 +21,7 @@ import type { BookingRequest, BookingSession } from '../shared/types';
 import { isLastPage } from '../shared/transport/pageReader';
 import { timestampMs } from '../shared/utils';
 import { KeySet, SeenMemory } from './memory';
-import type { SessionsState, TriggerState, WindowState } from './state';
+import type { TriggerState, WindowState } from './state';
 import { EDGE_WINDOW_MS, pruneCheckpoints, STATE_VERSION } from './state';
 import type { Coverage, ListItem, ListName, Located, PageObservation, Run, Window, WindowName } from './windows';
 import { coverageOf, readBounds, runsOf, sortTime } from './windows';
@@ -100,7 +100,9 @@ export function windowsOf(previous: TriggerState, settings: TriggerSettings, now
 	const windows: Window[] = [];
 	if (previous.requests) windows.push(windowFrom('requests', 'requests', previous.requests, Infinity, 0));
 	if (previous.sessions) {
-		windows.push(windowFrom('completions', 'sessions', previous.sessions.completions, Infinity, 0));
+		// Completions are read only when reported (they cost pages in a backlog); abandonments are always
+		// judged, so that `recovered` tells the truth whichever events are selected.
+		if (settings.events.sessionCompleted) windows.push(windowFrom('completions', 'sessions', previous.sessions.completions, Infinity, 0));
 		const delay = settings.abandonedAfterMs;
 		windows.push(windowFrom('horizon', 'sessions', previous.sessions.horizon, now - delay, delay));
 	}
@@ -325,15 +327,17 @@ export function nextState(
 	const frontier = Math.min(evaluation.frontier, cut);
 	const handled = decisions.slice(0, handledCount).map((decision) => decision.candidate);
 	const byWindow = (name: WindowName) => handled.filter((candidate) => candidate.window === name);
-	const outcome = (name: WindowName) => evaluation.outcomes.find((entry) => entry.window.name === name) as WindowOutcome;
+	const outcome = (name: WindowName) => evaluation.outcomes.find((entry) => entry.window.name === name);
 	// Rows that may still appear late (EDGE_WINDOW_MS) stay above the floor of the windows at the top.
 	const limitOf = (name: WindowName, offset: number) => Math.min(frontier - offset, name === 'horizon' ? Infinity : now - EDGE_WINDOW_MS);
 
 	const state: TriggerState = { v: STATE_VERSION, fp: settings.fingerprint, since: previous.since, polledAt: now, skewMs: skewMs ?? previous.skewMs };
 	let forgotten = 0;
-	if (previous.requests) state.requests = nextWindow(outcome('requests'), byWindow('requests'), limitOf('requests', 0), evaluation.pages);
-	if (previous.sessions) {
-		const horizonOutcome = outcome('horizon');
+	const requests = outcome('requests');
+	if (previous.requests && requests) state.requests = nextWindow(requests, byWindow('requests'), limitOf('requests', 0), evaluation.pages);
+	const horizonOutcome = outcome('horizon');
+	if (previous.sessions && horizonOutcome) {
+		const completions = outcome('completions');
 		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), limitOf('horizon', horizonOutcome.window.offset), evaluation.pages);
 		const seen = SeenMemory.decode(previous.sessions.seen);
 		if (keepsSeen(settings)) {
@@ -344,7 +348,9 @@ export function nextState(
 		const checkpoints = previous.sessions.checkpoints.filter((checkpoint) => checkpoint[0] < (sessionsFirstPage?.serverDate ?? now));
 		if (sessionsFirstPage?.total !== undefined) checkpoints.push([sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]);
 		state.sessions = {
-			completions: nextWindow(outcome('completions'), byWindow('completions'), limitOf('completions', 0), evaluation.pages),
+			completions: completions
+				? nextWindow(completions, byWindow('completions'), limitOf('completions', 0), evaluation.pages)
+				: previous.sessions.completions,
 			horizon,
 			checkpoints: pruneCheckpoints(checkpoints, horizon.floor),
 			seen: seen.encode(),
@@ -401,10 +407,8 @@ export function baselineState(
 		const horizonFloor = now - settings.abandonedAfterMs;
 		state.sessions = {
 			completions: baselineWindow(pages, 'sessions', now, locatedBelow(pages, 'sessions', now)),
-			horizon: { floor: horizonFloor, done: {}, ...(() => {
-				const below = locatedBelow(pages, 'sessions', horizonFloor);
-				return below !== undefined ? { below } : {};
-			})() },
+			// Nothing to remember at the horizon: only sessions that cross it from now on are reported.
+			horizon: { ...baselineWindow([], 'sessions', horizonFloor, locatedBelow(pages, 'sessions', horizonFloor)) },
 			checkpoints: sessionsFirstPage?.total !== undefined ? [[sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]] : [],
 			seen: {},
 		};
@@ -412,4 +416,3 @@ export function baselineState(
 	return state;
 }
 
-export type { SessionsState };

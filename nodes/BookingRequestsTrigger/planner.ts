@@ -4,14 +4,16 @@
  * runs actually read — it only makes the reading cheap and fits it into the poll budget:
  *
  * 1. Page 1 of each list (the top windows start there; it also gives `total` and the server's time).
- * 2. Each window still open becomes a target: the windows at the top of a list (new requests, completed
- *    sessions — and the abandonment horizon when it reaches up to them) are read downward from page 1;
- *    the horizon deeper in the session list is found by position: `below` (items under the window's
- *    floor, counted from the end: stable when items are added at the top) and the checkpoints of earlier
- *    polls give a guess, one read checks it, a galloping/binary search by timestamp corrects it.
- * 3. The pages the poll can still afford are shared between the targets (the smallest needs first).
- *    A target that does not fit is read from its oldest part: from the page holding its floor, the
- *    affordable number of pages upward, then downward from there (see windows.ts for why that is exact).
+ * 2. Each window not covered yet is a target. Windows at the top of a list (new requests, completed
+ *    sessions) are read downward from page 1. The abandonment horizon, usually deep in the session list,
+ *    is found by position — `below` (items under the window's floor counted from the end: stable when
+ *    items are added at the top) and the checkpoints of earlier polls give a guess, the run's first read
+ *    checks it, a galloping/binary search by timestamp corrects it — or, when it is near, by reading on
+ *    from page 1.
+ * 3. The pages the poll can still afford are shared: first every window's step of progress (no window
+ *    emits past the one furthest behind), then the rest by need. A window that does not fit is read from
+ *    its oldest part: from the page holding its floor, the affordable number of pages upward, then
+ *    downward from there (windows.ts says why that is exact).
  */
 import { isLastPage } from '../shared/transport/pageReader';
 import type { TriggerSettings } from './diff';
@@ -55,7 +57,7 @@ export function pollNow(pages: PageObservation[], fallbackNow: number): number {
 
 interface Target {
 	list: ListName;
-	windows: Window[];
+	window: Window;
 	/** Read from page 1 downward (windows at the top of the list). */
 	fromTop: boolean;
 }
@@ -156,7 +158,7 @@ export class Planner {
 	private targetsOf(windows: Window[]): Target[] {
 		return windows
 			.filter((window) => window.hi > window.lo)
-			.map((window) => ({ list: window.list, windows: [window], fromTop: window.hi === Infinity }));
+			.map((window) => ({ list: window.list, window, fromTop: window.hi === Infinity }));
 	}
 
 	/** The run that the next page of `list` would extend (the latest reads of the list, consecutive). */
@@ -164,26 +166,23 @@ export class Planner {
 		return runsOf(this.pages, list).at(-1);
 	}
 
-	/** Whether every window of the target is covered by what was read. */
+	/** Whether the target's window is covered by what was read. */
 	private covered(target: Target): boolean {
 		const runs = runsOf(this.pages, target.list);
-		return target.windows.every((window) => window.hi <= window.lo || runs.some((run) => coverageByRun(window, run)?.complete));
+		const { window } = target;
+		return window.hi <= window.lo || runs.some((run) => coverageByRun(window, run)?.complete === true);
 	}
 
-	/** Whether the current run of the target's list reached a stop for every window of the target. */
+	/** Whether the current run of the target's list reached the window's stop. */
 	private runStopped(target: Target): boolean {
 		const run = this.currentRun(target.list);
-		return run !== undefined && target.windows.every((window) => window.hi <= window.lo || coverageByRun(window, run) !== undefined);
+		return run !== undefined && (target.window.hi <= target.window.lo || coverageByRun(target.window, run) !== undefined);
 	}
 
 	/** The page of the first page-1 run still being extended, or 0. */
 	private openTopRunEnd(list: ListName): number {
 		const run = this.currentRun(list);
 		return run && run.pages[0].page === 1 ? run.pages[run.pages.length - 1].page : 0;
-	}
-
-	private lowest(target: Target): Window {
-		return target.windows.reduce((low, window) => (window.lo < low.lo ? window : low));
 	}
 
 	/**
@@ -204,11 +203,11 @@ export class Planner {
 	private stopIndexGuess(target: Target): number | undefined {
 		const { total } = this.shape(target.list);
 		if (total === undefined) return undefined;
-		const low = this.lowest(target);
-		if (low.below !== undefined) return Math.max(0, total - low.below);
+		const { window } = target;
+		if (window.below !== undefined) return Math.max(0, total - window.below);
 		// Interpolated between checkpoints, unless the last poll saw the floor is deeper than that.
-		const estimate = target.list === 'sessions' ? this.fromEndAt(low.lo) : undefined;
-		if (estimate === undefined || (low.deeper !== undefined && estimate > low.deeper)) return undefined;
+		const estimate = target.list === 'sessions' ? this.fromEndAt(window.lo) : undefined;
+		if (estimate === undefined || (window.deeper !== undefined && estimate > window.deeper)) return undefined;
 		return Math.max(0, total - estimate);
 	}
 
@@ -236,7 +235,7 @@ export class Planner {
 			return bottom === undefined ? 2 : Math.max(1, bottom - end);
 		}
 		if (bottom === undefined) return 4;
-		return Math.max(1, bottom - Math.min(bottom, this.startGuess(target.windows[0])) + 1) + 1;
+		return Math.max(1, bottom - Math.min(bottom, this.startGuess(target.window)) + 1) + 1;
 	}
 
 	/**
@@ -258,7 +257,7 @@ export class Planner {
 		// A run from page 1 that ends within two more pages goes first (cheap, and page 1 is read already);
 		// then the windows furthest behind.
 		const quick = (target: Target) => Number(target.fromTop && this.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
-		const behind = (target: Target) => this.lowest(target).lo + this.lowest(target).offset;
+		const behind = (target: Target) => target.window.lo + target.window.offset;
 		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
 		while (open.length > 0) {
 			const left = this.input.pagesLeft();
@@ -280,7 +279,7 @@ export class Planner {
 		this.reserve = reserve;
 		if (this.covered(target)) return;
 		const list = target.list;
-		const window = target.windows[0];
+		const window = target.window;
 		const isStop = stopOf(window);
 		const { perPage } = this.shape(list);
 		const end = this.openTopRunEnd(list);
