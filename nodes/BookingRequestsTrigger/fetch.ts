@@ -10,7 +10,7 @@ import { API_PATHS, MAX_PER_PAGE, MIN_GAP_MS, SAFETY_MARGIN_MS } from '../shared
 import { isDeadlineReached, MIN_ATTEMPT_MS } from '../shared/transport/deadline';
 import { asNodeError } from '../shared/transport/errors';
 import type { PageRead } from '../shared/transport/pageReader';
-import { readPage } from '../shared/transport/pageReader';
+import { malformed, readPage, repeatedPageProblem } from '../shared/transport/pageReader';
 import { apiRequest } from '../shared/transport/request';
 import type { BookingRequest, BookingSession } from '../shared/types';
 import { isRecord } from '../shared/utils';
@@ -146,8 +146,22 @@ function undefinedPastDeadline(ctx: IPollFunctions): (error: unknown) => undefin
 /** The API as a page source for one poll: every call within `deadline`. */
 export function apiSource(ctx: IPollFunctions, formId: string | undefined, deadline?: number): PageSource {
 	const qs: IDataObject = formId ? { form_id: formId } : {};
+	// The ids of the pages read one after the other downward in each list (the page reader's rule: a
+	// page that brings only ids already read just before it means the server ignores `page`).
+	const runs: Record<ListName, { page: number; ids: Set<string> } | undefined> = { sessions: undefined, requests: undefined };
 	return {
-		readPage: async (list, page) => await readPage<ListItem>(ctx, PATHS[list], qs, page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx)),
+		readPage: async (list, page) => {
+			const read = await readPage<ListItem>(ctx, PATHS[list], qs, page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx));
+			if (!read) return undefined;
+			const run = runs[list]?.page === page - 1 ? runs[list] : undefined;
+			if (run && read.items.length > 0 && read.items.every((item) => run.ids.has(item.id))) {
+				throw await malformed(ctx, undefined, repeatedPageProblem(PATHS[list], page));
+			}
+			const ids = run?.ids ?? new Set<string>();
+			for (const item of read.items) ids.add(item.id);
+			runs[list] = { page, ids };
+			return read;
+		},
 		fetchRequest: async (id) => await fetchRequest(ctx, id, { deadline }).catch(undefinedPastDeadline(ctx)),
 	};
 }

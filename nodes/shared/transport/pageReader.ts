@@ -122,7 +122,7 @@ export interface PageReadOptions {
 	itemIndex?: number;
 }
 
-async function malformed(ctx: ApiContext, itemIndex: number | undefined, detail: string) {
+export async function malformed(ctx: ApiContext, itemIndex: number | undefined, detail: string) {
 	const target = await resolveTarget(ctx, itemIndex ?? 0);
 	return toNodeApiError(ctx.getNode(), { kind: 'malformed', detail }, { ...target, itemIndex });
 }
@@ -144,6 +144,11 @@ export async function readPage<T extends ApiItem>(
 	const parsed = parseListPage<T>(body, `page ${page} of ${path}`);
 	if ('problem' in parsed) throw await malformed(ctx, options.itemIndex, parsed.problem);
 	return { page, items: parsed.items, perPage: parsed.perPage ?? perPage, total: parsed.total, serverDate };
+}
+
+/** The problem of a page that brings only ids the pages read just before it already had. */
+export function repeatedPageProblem(path: string, page: number): string {
+	return `page ${page} of ${path} repeated only items of earlier pages; the server may ignore the "page" parameter`;
 }
 
 /**
@@ -220,11 +225,7 @@ export class PageSequence<T extends ApiItem> {
 		const above = (Math.max(1, this.options.startPage ?? 1) - 1) * page.perPage;
 		if (isLastPage(page, this.seen.size, above)) this.endedBy = 'end';
 		else if (this.pagesRead > 1 && fresh === 0) {
-			throw await malformed(
-				this.ctx,
-				this.options.itemIndex,
-				`page ${number} of ${this.path} repeated only items of earlier pages; the server may ignore the "page" parameter`,
-			);
+			throw await malformed(this.ctx, this.options.itemIndex, repeatedPageProblem(this.path, number));
 		} else if (this.pagesRead >= (this.options.maxPages ?? MAX_PAGES)) this.endedBy = 'cap';
 		this.nextPage = number + 1;
 		return page;

@@ -2,6 +2,8 @@
  * The poll loop over HTTP (fetch.ts with the shared page reader, limiter and deadlines) on a stub of
  * n8n's request helper: the wall-clock budget, a poll cut short by its deadline, and the pace estimate.
  */
+import { NodeApiError } from 'n8n-workflow';
+
 import { CallBudget, apiSource, pollChanges } from '../../../nodes/BookingRequestsTrigger/fetch';
 import { setPacingGapForTests } from '../../../nodes/shared/transport/limiterRegistry';
 import type { BookingRequest } from '../../../nodes/shared/types';
@@ -72,5 +74,24 @@ describe('pollChanges over HTTP', () => {
 		const { ctx } = stubListServer(() => [makeRequest()], { date: () => T0 });
 		const result = await pollChanges(apiSource(ctx, undefined, Date.now() + 500), undefined, settings, { budget: new CallBudget(Date.now() + 500) });
 		expect(result).toMatchObject({ events: [], state: undefined, cut: true });
+	});
+
+	it('a server that ignores "page" (page 2 repeats page 1) fails the poll clearly instead of reading for ever', async () => {
+		const requests: BookingRequest[] = Array.from({ length: 300 }, (_, i) => makeRequest({ created_at: iso(T0 + 10 * MIN - i * 1000) }));
+		const { ctx } = stubListServer(() => requests, {
+			date: () => T0 + 20 * MIN,
+			answer: (_call, _items, total) => ({ items: requests.slice(0, 100), pagination: { page: 1, per_page: 100, total } }),
+		});
+		const state = {
+			v: 2 as const,
+			fp: settings.fingerprint,
+			since: T0,
+			polledAt: T0,
+			skewMs: 0,
+			requests: { floor: T0, done: {} },
+		};
+		const error = await pollChanges(apiSource(ctx, undefined), state, settings, { budget: new CallBudget(Date.now() + 30_000) }).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect((error as Error).message).toMatch(/page 2 of \/api\/v1\/requests repeated only items of earlier pages; the server may ignore the "page" parameter/);
 	});
 });
