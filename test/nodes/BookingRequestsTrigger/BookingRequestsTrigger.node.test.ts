@@ -199,7 +199,10 @@ describe("n8n's poll budget (real 1 s limit)", () => {
 		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
 		await run.poll();
 		sandbox.clock.advance(MIN);
-		const created = Array.from({ length: 1200 }, () => requestId(sandbox.addRequest().id));
+		const created = Array.from({ length: 1200 }, () => {
+			sandbox.clock.advance(5); // distinct timestamps, in creation order
+			return requestId(sandbox.addRequest().id);
+		});
 		sandbox.clock.advance(MIN);
 		const budgetMs = 10_000;
 		const emitted: string[] = [];
