@@ -84,6 +84,8 @@ async function main() {
 				['bench/row-main.ts', ['trigger', '250']],
 			],
 		],
+		// Issue 13: a backlog drained under n8n's durable-scheduler poll budget (36 s).
+		['trigger', [['bench/triggerRows.ts', ['backlog', args.has('--quick') ? '600' : '4800']]]],
 		// Issue 14: the same Return All at the server's arrival times, per network latency.
 		['pacing', ['0', '100', '250', '80-320'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],
 		['queue', [['bench/pacingRows.ts', ['queue', '3', '1000']]]],

@@ -9,14 +9,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../shared/constants';
+import { CREDENTIAL_TYPE, REQUEST_TIMEOUT_MS } from '../shared/constants';
 import { searchForms } from '../shared/methods/listSearch';
 import { resolveTarget } from '../shared/transport/request';
 import { assertUuid } from '../shared/validation';
 import { triggerProperties } from './description';
+import { runningPolls } from './runningPolls';
 import type { TriggerSettings } from './diff';
-import { diff, listsFor } from './diff';
-import { fetchChanges } from './fetch';
+import { listsFor } from './diff';
+import { apiSource, attachSampleRequests, CallBudget, pollChanges, readFirstPages } from './fetch';
 import { toItems } from './items';
 import { pickSamples } from './samples';
 import { readState, STATE_KEY } from './state';
@@ -67,17 +68,24 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 	};
 }
 
-/**
- * Polls of one trigger node never overlap inside one n8n process: a poll that starts while the
- * previous one is still reading (a slow API, a very short interval) returns nothing and leaves the
- * state to the running one, instead of both reporting the same events.
- */
-const IN_FLIGHT_SYMBOL = Symbol.for('n8n-nodes-booking-requests.trigger-in-flight.v1');
-const IN_FLIGHT_STALE_MS = 30 * 60_000;
+/** The poll budget on n8n versions that do not tell it (n8n 1.x, n8n 2.x before 2.40). */
+export const DEFAULT_POLL_BUDGET_MS = 4 * 60_000;
 
-function inFlight(): Map<string, number> {
-	const holder = globalThis as unknown as Record<symbol, Map<string, number> | undefined>;
-	return (holder[IN_FLIGHT_SYMBOL] ??= new Map());
+/** What this poll may spend: n8n's `getPollBudgetMs()` where it exists, else the default. */
+export function pollBudgetMs(ctx: IPollFunctions): number {
+	const getter = (ctx as { getPollBudgetMs?: unknown }).getPollBudgetMs;
+	if (typeof getter !== 'function') return DEFAULT_POLL_BUDGET_MS;
+	try {
+		const value = Number((getter as () => unknown).call(ctx));
+		return Number.isFinite(value) && value > 0 ? value : DEFAULT_POLL_BUDGET_MS;
+	} catch {
+		return DEFAULT_POLL_BUDGET_MS;
+	}
+}
+
+/** Kept free at the end of the budget for building the items and returning them: 10%, 2 s to 30 s. */
+export function safetyMarginMs(budgetMs: number): number {
+	return Math.min(30_000, Math.max(2_000, budgetMs / 10), budgetMs / 2);
 }
 
 export class BookingRequestsTrigger implements INodeType {
@@ -104,38 +112,51 @@ export class BookingRequestsTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const { settings, formId, includeRequest } = await readParameters(this);
+		const budgetMs = pollBudgetMs(this);
+		const deadline = Date.now() + budgetMs - safetyMarginMs(budgetMs);
+		const source = apiSource(this, formId, deadline);
 
 		if (this.getMode() === 'manual') {
 			// "Fetch Test Event": the newest sample of each selected event; the state is not touched.
-			const { fetched } = await fetchChanges(this, undefined, settings, formId, { firstPageOnly: true });
-			const samples = pickSamples(fetched.sessions?.items, fetched.requests?.items, fetched.now, settings);
-			const items = await toItems(this, samples, includeRequest, fetched.requests?.items);
+			const first = await readFirstPages(source, settings);
+			const samples = pickSamples(first.sessions, first.requests, first.now, settings);
+			if (includeRequest) await attachSampleRequests(source, samples, first.requests);
+			const items = await toItems(this, samples, { includeRequest }, { deadline });
 			return items.length > 0 ? [items] : null;
 		}
 
 		const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-		const running = inFlight();
-		const startedAt = running.get(key);
-		if (startedAt !== undefined && Date.now() - startedAt < IN_FLIGHT_STALE_MS) return null;
-		running.set(key, Date.now());
+		const running = runningPolls();
+		const busyUntil = running.get(key);
+		if (busyUntil !== undefined && Date.now() < busyUntil) return null;
+		running.set(key, Date.now() + budgetMs + REQUEST_TIMEOUT_MS);
 		try {
 			const staticData = this.getWorkflowStaticData('node');
 			const previous = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings));
-			const { fetched, calls } = await fetchChanges(this, previous, settings, formId);
-			const { events, state, baseline } = diff(previous, fetched, settings);
+			const result = await pollChanges(source, previous, settings, {
+				budget: new CallBudget(deadline),
+				needsRequest: includeRequest ? () => true : undefined,
+			});
+			if (result.forgotten > 0) {
+				this.logger.warn(
+					`Booking Requests Trigger: the memory of sessions seen abandoned is full; the ${result.forgotten} oldest were forgotten. "Only Recovered" misses them if they complete, and without "Fire Again If Reabandoned" they are reported again if they are abandoned again.`,
+				);
+			}
 			// Built before the state is stored: a failed Get request fails the poll and nothing advances.
-			const items = await toItems(this, events, includeRequest, fetched.requests?.items);
-			staticData[STATE_KEY] = state as unknown as IDataObject;
+			const items = await toItems(this, result.events, { includeRequest }, { deadline });
+			if (result.state) staticData[STATE_KEY] = result.state as unknown as IDataObject;
 			this.logger.debug('Booking Requests Trigger poll', {
-				baseline,
+				baseline: result.baseline,
 				events: items.length,
-				sessionCalls: calls.sessions,
-				requestCalls: calls.requests,
-				pending: Object.keys(state.sessions?.pending ?? {}).length,
+				sessionCalls: result.calls.sessions,
+				requestCalls: result.calls.requests,
+				getRequestCalls: result.calls.getRequest,
+				resumesNextPoll: result.cut,
+				budgetMs,
 			});
 			return items.length > 0 ? [items] : null;
 		} finally {
-			if (running.get(key) !== undefined) running.delete(key);
+			running.delete(key);
 		}
 	}
 }

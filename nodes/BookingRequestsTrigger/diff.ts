@@ -1,27 +1,30 @@
 /**
- * The trigger's logic as a pure function: (previous state, fetched pages, now, settings) →
- * (events, next state). No I/O, no clock: `now` is the API server's time, passed in.
+ * The trigger's rules as pure functions of (previous state, pages read in this poll, now, settings):
+ * which events happened, and the next state. No I/O, no clock: `now` is the API server's time.
  *
- * Rules (see README "Trigger"):
- * - A session's activity time is `updated_at`, or `created_at` when `updated_at` is null. A session
- *   with neither is never reported abandoned (its idle time is unknown); its completion is reported.
- * - Lists are read newest first down to a floor (the cursor minus the edge window, and the activity
- *   time of watched sessions that are due); items at or above the previous floor that are not in
- *   the remembered edge keys are new.
- * - Abandoned: request_id null and no activity for the delay, judged on a copy of the session read in
- *   this poll (so a session that completed or moved is never reported on stale data). Once per
- *   session, or once per idle period with "Fire Again If Reabandoned".
- * - Completed: request_id set on a session that is new since the last poll, or that the trigger was
- *   watching or had seen abandoned. Reported once per session (remembered `completed`).
- * - New request: created_at at or above the previous floor and not remembered at the edge.
- * - Baseline (no previous state): nothing is reported; sessions not idle for the delay yet are watched.
- * - Sessions are watched whenever the session list is read, also when only Session Completed is
- *   selected, so `recovered` always means "this trigger saw the customer abandon".
+ * Windows (windows.ts), per poll:
+ * - New Request: requests with `created_at` above the requests floor, read from page 1 downward.
+ * - Session Completed: sessions with `request_id` set and `updated_at` above the completions floor
+ *   (completing a booking moves a session to the top with a new `updated_at`: README "assumptions").
+ *   Placeholder sessions (a booking without a saved draft) are new sessions at the top: the same rule.
+ * - Session Abandoned: sessions with `request_id` null whose `updated_at` crossed the horizon since the
+ *   last poll: in (previous horizon, now − delay]. They are judged on the copy read now, nothing is kept
+ *   "pending": a session saved again has left the window (its new `updated_at` is above the horizon)
+ *   and is judged when it crosses the horizon later. Once per session (`seen` memory), or once per idle
+ *   period with "Fire Again If Reabandoned" (event id `session.abandoned:<id>:<updated_at ms>`).
+ *
+ * Event time: `created_at` (request), `updated_at` (completion), `updated_at` + delay (abandonment).
+ * Events come oldest first, also across polls: when a window could not be read to its top in this poll
+ * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
  */
-
 import type { BookingRequest, BookingSession } from '../shared/types';
-import type { ListCursor, SessionsState, TriggerState } from './state';
-import { EDGE_WINDOW_MS, FUTURE_TOLERANCE_MS, STATE_VERSION, edgeKey, pruneEdge, pruneSessions, timeOf } from './state';
+import { isLastPage } from '../shared/transport/pageReader';
+import { timestampMs } from '../shared/utils';
+import { KeySet, SeenMemory } from './memory';
+import type { TriggerState, WindowState } from './state';
+import { EDGE_WINDOW_MS, pruneCheckpoints, STATE_VERSION } from './state';
+import type { Coverage, ListItem, ListName, Located, PageObservation, Run, Window, WindowName } from './windows';
+import { coverageOf, readBounds, runsOf, sortTime } from './windows';
 
 export type EventName = 'session.abandoned' | 'session.completed' | 'request.created';
 
@@ -34,24 +37,6 @@ export interface TriggerSettings {
 	fingerprint: string;
 }
 
-/** One list as read in this poll: pages concatenated in the order they were read. */
-export interface FetchedList<T> {
-	items: T[];
-	/** The last page of the list was read (nothing lies below what was read). */
-	exhausted: boolean;
-	/** Lowest sort timestamp among the items read (null when none had one). */
-	lowest: number | null;
-}
-
-export interface Fetched {
-	/** Server time of this poll (first answer's `Date` header). */
-	now: number;
-	/** Server clock minus n8n's clock, when measured in this poll. */
-	skewMs?: number;
-	sessions?: FetchedList<BookingSession>;
-	requests?: FetchedList<BookingRequest>;
-}
-
 export interface TriggerEvent {
 	event: EventName;
 	/** Stable id: the same occurrence always gets the same id, so downstream can deduplicate. */
@@ -59,16 +44,13 @@ export interface TriggerEvent {
 	/** When it happened (server ms), for ordering. */
 	at: number;
 	session?: BookingSession;
-	request?: BookingRequest;
+	/**
+	 * request.created: the request. session.completed: the session's booking request when the node asked
+	 * for it (null when the API answered 404), attached by the engine (fetch.ts).
+	 */
+	request?: BookingRequest | null;
 	/** session.completed: whether this trigger had seen the session abandoned before. */
 	recovered?: boolean;
-}
-
-export interface DiffResult {
-	events: TriggerEvent[];
-	state: TriggerState;
-	/** True when this poll took a baseline (first activation, or after a reset). */
-	baseline: boolean;
 }
 
 export function listsFor(settings: TriggerSettings): { sessions: boolean; requests: boolean } {
@@ -78,255 +60,359 @@ export function listsFor(settings: TriggerSettings): { sessions: boolean; reques
 	};
 }
 
-
-/** Activity time of a session: updated_at, else created_at, else null. */
+/** Activity time of a session: its `updated_at` (its position in the list). */
 export function activityOf(session: BookingSession): number | null {
-	return timeOf(session.updated_at) ?? timeOf(session.created_at);
-}
-
-/** Position of a session in the list (ordered by updated_at): null when the server's order does not say. */
-export function sessionSortTime(session: BookingSession): number | null {
-	return timeOf(session.updated_at);
+	return timestampMs(session.updated_at);
 }
 
 export function requestSortTime(request: BookingRequest): number | null {
-	return timeOf(request.created_at);
+	return timestampMs(request.created_at);
+}
+
+function hasRequest(session: ListItem): boolean {
+	return typeof session.request_id === 'string' && session.request_id !== '';
+}
+
+/** The abandonment memory is kept when something reads it: once-only abandonment, or `recovered`. */
+function keepsSeen(settings: TriggerSettings): boolean {
+	return (settings.events.sessionAbandoned && !settings.fireAgainIfReabandoned) || settings.events.sessionCompleted;
 }
 
 // ---------------------------------------------------------------------------------------------
-// How deep to read
+// Windows of a poll
 
-/**
- * The lowest sort timestamp the sessions list must be read down to: the fetcher stops at the first
- * item whose `updated_at` is below it. `top` is the highest activity time on the first page.
- */
-export function sessionsFloor(previous: TriggerState | undefined, settings: TriggerSettings, now: number, top: number | null): number {
-	const state = previous?.sessions;
-	if (!state) {
-		// Baseline: everything that is not idle for the delay yet, and the whole edge window under the cursor.
-		const cursor = top === null ? now : Math.min(top, now + FUTURE_TOLERANCE_MS);
-		return Math.min(now - settings.abandonedAfterMs, cursor - EDGE_WINDOW_MS);
-	}
-	let floor = state.cursor === null ? -Infinity : state.cursor - EDGE_WINDOW_MS;
-	// A watched session is only judged on a copy read in this poll: read down to it when it is due.
-	for (const at of Object.values(state.pending)) {
-		if (at + settings.abandonedAfterMs <= now) floor = Math.min(floor, at);
-	}
-	return floor;
+function windowFrom(name: WindowName, list: ListName, state: WindowState, hi: number, offset: number): Window {
+	return {
+		name,
+		list,
+		lo: state.floor,
+		hi,
+		offset,
+		done: KeySet.decode(state.done),
+		...(state.tie !== undefined ? { tie: state.tie } : {}),
+		...(state.below !== undefined ? { below: state.below } : {}),
+		...(state.deeper !== undefined ? { deeper: state.deeper } : {}),
+	};
 }
 
-export function requestsFloor(previous: TriggerState | undefined, top: number | null): number {
-	const state = previous?.requests;
-	if (!state) return top === null ? Infinity : top - EDGE_WINDOW_MS;
-	return state.cursor === null ? -Infinity : state.cursor - EDGE_WINDOW_MS;
+/** The windows to bring up to date in a poll at server time `now` (no state: none, it is a baseline). */
+export function windowsOf(previous: TriggerState, settings: TriggerSettings, now: number): Window[] {
+	const windows: Window[] = [];
+	if (previous.requests) windows.push(windowFrom('requests', 'requests', previous.requests, Infinity, 0));
+	if (previous.sessions) {
+		// Completions are read only when reported (they cost pages in a backlog); abandonments are always
+		// judged, so that `recovered` tells the truth whichever events are selected.
+		if (settings.events.sessionCompleted) windows.push(windowFrom('completions', 'sessions', previous.sessions.completions, Infinity, 0));
+		const delay = settings.abandonedAfterMs;
+		windows.push(windowFrom('horizon', 'sessions', previous.sessions.horizon, now - delay, delay));
+	}
+	return windows;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Helpers
+// Evaluation: what the pages read prove
 
-/**
- * One copy per id. A moving list can return an item twice (it shifted down a page); the copy with the
- * higher activity time wins, and on a tie the one read later (fresher).
- */
-function latestCopies<T extends { id: string }>(items: T[], timeOfItem: (item: T) => number | null): T[] {
-	const byId = new Map<string, T>();
-	for (const item of items) {
-		if (typeof item?.id !== 'string') continue;
-		const known = byId.get(item.id);
-		if (!known || (timeOfItem(item) ?? -Infinity) >= (timeOfItem(known) ?? -Infinity)) {
-			byId.delete(item.id);
-			byId.set(item.id, item);
+export interface WindowOutcome {
+	window: Window;
+	coverage?: Coverage;
+	/** Items with a sort time up to here are all known (>= lo). */
+	upper: number;
+	complete: boolean;
+}
+
+export interface Candidate {
+	window: WindowName;
+	id: string;
+	/** Sort time of the item in its list. */
+	time: number;
+	/** Event time. */
+	at: number;
+	/** The freshest copy read in this poll. */
+	item: ListItem;
+	/** Part of a tie group drained from its bottom (allowed one millisecond past the frontier). */
+	partial: boolean;
+}
+
+export interface Evaluation {
+	now: number;
+	outcomes: WindowOutcome[];
+	/** Event time up to which every window is known: events after it wait (+∞ when all windows are complete). */
+	frontier: number;
+	/** Items to handle, in event order (only those up to the frontier). */
+	candidates: Candidate[];
+	pages: PageObservation[];
+}
+
+const WINDOW_ORDER: Record<WindowName, number> = { horizon: 0, completions: 1, requests: 2 };
+
+export function compareCandidates(a: Candidate, b: Candidate): number {
+	return a.at - b.at || WINDOW_ORDER[a.window] - WINDOW_ORDER[b.window] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The newest copy of each item read in this poll (highest sort time; on equal, the later read). */
+function freshestCopies(pages: PageObservation[], list: ListName): Map<string, { item: ListItem; time: number | null }> {
+	const copies = new Map<string, { item: ListItem; time: number | null }>();
+	for (const page of [...pages].filter((p) => p.list === list).sort((a, b) => a.seq - b.seq)) {
+		for (const item of page.items) {
+			const time = sortTime(list, item);
+			const known = copies.get(item.id);
+			if (!known || (time ?? -Infinity) >= (known.time ?? -Infinity)) copies.set(item.id, { item, time });
 		}
 	}
-	return [...byId.values()];
+	return copies;
 }
 
-/** New cursor: the highest trusted timestamp seen (a timestamp far in the future never moves it). */
-function advance(previous: number | null, times: Array<number | null>, now: number): number | null {
-	let cursor = previous;
-	for (const at of times) {
-		if (at === null || at > now + FUTURE_TOLERANCE_MS) continue;
-		if (cursor === null || at > cursor) cursor = at;
+export function outcomeOf(window: Window, runs: Run[], bounds: Map<number, number>): WindowOutcome {
+	if (window.hi <= window.lo) return { window, upper: window.lo, complete: true };
+	const coverage = coverageOf(window, runs, bounds);
+	if (!coverage) return { window, upper: window.lo, complete: false };
+	return { window, coverage, upper: coverage.upper, complete: coverage.complete };
+}
+
+/**
+ * What the pages read in a poll prove. The frontier is the lowest event time up to which every window
+ * is known: a window read from page 1 up to the time of that read, the horizon up to now, a window
+ * read from its oldest part up to where the run started. Items with a timestamp ahead of the server's
+ * clock (more than a second past its `Date` header) count as happening at the frontier.
+ */
+export function evaluate(windows: Window[], pages: PageObservation[], now: number, fallbackNow = now): Evaluation {
+	const runs = { sessions: runsOf(pages, 'sessions'), requests: runsOf(pages, 'requests') };
+	const bounds = readBounds(pages, fallbackNow);
+	const outcomes = windows.map((window) => outcomeOf(window, runs[window.list], bounds));
+	let frontier = Infinity;
+	for (const outcome of outcomes) frontier = Math.min(frontier, outcome.upper + outcome.window.offset);
+	const fresh = { sessions: freshestCopies(pages, 'sessions'), requests: freshestCopies(pages, 'requests') };
+	const candidates: Candidate[] = [];
+	for (const { window, coverage, upper } of outcomes) {
+		if (!coverage) continue;
+		const taken = new Set<string>();
+		for (const entry of coverage.items) {
+			if (taken.has(entry.item.id) || window.done.has(entry.time, entry.item.id)) continue;
+			taken.add(entry.item.id);
+			const newest = fresh[window.list].get(entry.item.id);
+			// The item moved (saved, completed) after this copy was read: it is judged where it is now.
+			if (!newest || newest.time !== entry.time) continue;
+			const partial = coverage.partial !== undefined && entry.time === coverage.partial;
+			const at = entry.time > upper && !partial ? frontier : entry.time + window.offset;
+			if (partial ? at > frontier + 1 : at > frontier) continue;
+			candidates.push({ window: window.name, id: entry.item.id, time: entry.time, at, item: newest.item, partial });
+		}
 	}
-	return cursor;
-}
-
-function isNewFn(previous: ListCursor | undefined) {
-	const floor = previous?.cursor === null || previous?.cursor === undefined ? -Infinity : previous.cursor - EDGE_WINDOW_MS;
-	const edge = new Set(previous?.edge ?? []);
-	return (id: string, at: number | null) => at !== null && at >= floor && !edge.has(edgeKey(id, at));
-}
-
-function covered(list: FetchedList<unknown>, at: number): boolean {
-	return list.exhausted || (list.lowest !== null && list.lowest < at);
+	candidates.sort(compareCandidates);
+	return { now, outcomes, frontier, candidates, pages };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Sessions
+// Decisions: which candidates are events (the seen memory applied in event order)
 
-function diffSessions(
-	previous: SessionsState | undefined,
-	fetched: FetchedList<BookingSession>,
-	now: number,
+export interface Decision {
+	candidate: Candidate;
+	/** The event to emit; undefined for an item handled silently (an open session at the top, …). */
+	event?: TriggerEvent;
+}
+
+export function decide(previous: TriggerState, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
+	const seen = SeenMemory.decode(previous.sessions?.seen);
+	const remember = keepsSeen(settings);
+	return evaluation.candidates.map((candidate): Decision => {
+		const { item, id } = candidate;
+		if (candidate.window === 'requests') {
+			return {
+				candidate,
+				event: settings.events.requestCreated
+					? { event: 'request.created', eventId: `request.created:${id}`, at: candidate.at, request: item as BookingRequest }
+					: undefined,
+			};
+		}
+		const session = item as BookingSession;
+		if (candidate.window === 'completions') {
+			if (!hasRequest(item) || !settings.events.sessionCompleted) return { candidate };
+			const recovered = seen.has(id);
+			if (settings.onlyRecovered && !recovered) return { candidate };
+			return {
+				candidate,
+				event: { event: 'session.completed', eventId: `session.completed:${id}:${String(session.request_id)}`, at: candidate.at, session, recovered },
+			};
+		}
+		// horizon: open and idle for the delay, judged on this copy.
+		if (hasRequest(item)) return { candidate };
+		const before = seen.has(id);
+		if (remember) seen.add(id, candidate.at);
+		if (!settings.events.sessionAbandoned || (before && !settings.fireAgainIfReabandoned)) return { candidate };
+		return { candidate, event: { event: 'session.abandoned', eventId: `session.abandoned:${id}:${candidate.time}`, at: candidate.at, session } };
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// The next state
+
+export interface NextState {
+	state: TriggerState;
+	/** Sessions forgotten from the seen memory because of its bound (logged as a warning by the node). */
+	forgotten: number;
+}
+
+/** Items at or below `floor` counted from the end of the list, from the run that covered the window. */
+function belowOf(coverage: Coverage | undefined, isBelow: (entry: Located) => boolean, fallback: number | undefined): number | undefined {
+	if (!coverage) return fallback;
+	for (const page of coverage.run.pages) {
+		for (const [i, item] of page.items.entries()) {
+			const time = sortTime(coverage.run.list, item);
+			if (time === null) continue;
+			const entry = { item, time, page, index: (page.page - 1) * page.perPage + i };
+			if (isBelow(entry)) return page.total === undefined ? fallback : Math.max(0, page.total - entry.index);
+		}
+	}
+	// The run ended at the end of the list: nothing lies below.
+	return coverage.stop === undefined ? 0 : fallback;
+}
+
+/**
+ * No run reached the floor of this window. The hint stays unless a page read lies wholly above the
+ * floor yet deeper than the hint said; then where a search of this poll placed the floor, if it did;
+ * else a bound: the floor lies below the deepest page read wholly above it.
+ */
+function hintWithoutCoverage(pages: PageObservation[], window: Window): { below?: number; deeper?: number } {
+	let below = window.below;
+	let deeper = window.deeper;
+	for (const page of pages) {
+		if (page.list !== window.list || page.total === undefined || page.items.length < page.perPage) continue;
+		const times = page.items.map((item) => sortTime(page.list, item));
+		if (times.some((time) => time === null || time <= window.lo)) continue;
+		const bound = Math.max(0, page.total - page.page * page.perPage);
+		if (below !== undefined && bound < below) below = undefined;
+		if (deeper === undefined || bound < deeper) deeper = bound;
+	}
+	below ??= locatedBelow(pages, window.list, window.lo);
+	return below !== undefined ? { below } : deeper !== undefined ? { deeper } : {};
+}
+
+function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number, pages: PageObservation[]): WindowState {
+	const { window, coverage } = outcome;
+	if (!coverage) {
+		return { floor: window.lo, done: window.done.encode(), ...(window.tie !== undefined ? { tie: window.tie } : {}), ...hintWithoutCoverage(pages, window) };
+	}
+	const floor = Math.max(window.lo, Math.min(outcome.upper, limit));
+	const done = window.done.above(floor);
+	let partial: number | undefined;
+	for (const candidate of handled) {
+		if (candidate.time <= floor) continue;
+		done.add(candidate.time, candidate.id);
+		if (candidate.partial) partial = candidate.time;
+	}
+	// Draining a tie group from its bottom (even when this run found nothing new in it): the handled
+	// part of the group stops the next run, so the next poll reads only what lies above it.
+	const draining = partial ?? (coverage.partial !== undefined && coverage.partial > floor ? coverage.partial : undefined);
+	const tie = draining ?? (window.tie !== undefined && window.tie > floor ? window.tie : undefined);
+	// Where the floor is now, from the run that reached it (also when it did not move: the hint may have been off).
+	const below = belowOf(coverage, (entry) => entry.time <= floor || (tie !== undefined && entry.time === tie && done.has(entry.time, entry.item.id)), window.below);
+	return { floor, done: done.encode(), ...(tie !== undefined ? { tie } : {}), ...(below !== undefined ? { below } : {}) };
+}
+
+/**
+ * The state after handling `decisions.slice(0, handledCount)` (a prefix: the node may stop earlier than
+ * the frontier, e.g. when the poll budget allows no more booking requests to be read).
+ */
+export function nextState(
+	previous: TriggerState,
+	evaluation: Evaluation,
+	decisions: Decision[],
+	handledCount: number,
 	settings: TriggerSettings,
-	events: TriggerEvent[],
-): SessionsState {
-	const baseline = previous === undefined;
-	const delay = settings.abandonedAfterMs;
-	const isNew = isNewFn(previous);
-	const pending: Record<string, number> = { ...(previous?.pending ?? {}) };
-	const abandoned: Record<string, [number, number]> = { ...(previous?.abandoned ?? {}) };
-	const completed: Record<string, number> = { ...(previous?.completed ?? {}) };
-	const sessions = latestCopies(fetched.items, activityOf);
-	const seen = new Set<string>();
+	sessionsFirstPage: PageObservation | undefined,
+	skewMs: number | undefined,
+): NextState {
+	const now = evaluation.now;
+	const cut = handledCount < decisions.length ? decisions[handledCount].candidate.at - 1 : evaluation.frontier;
+	const frontier = Math.min(evaluation.frontier, cut);
+	const handled = decisions.slice(0, handledCount).map((decision) => decision.candidate);
+	const byWindow = (name: WindowName) => handled.filter((candidate) => candidate.window === name);
+	const outcome = (name: WindowName) => evaluation.outcomes.find((entry) => entry.window.name === name);
+	// Rows that may still appear late (EDGE_WINDOW_MS) stay above the floor of the windows at the top.
+	const limitOf = (name: WindowName, offset: number) => Math.min(frontier - offset, name === 'horizon' ? Infinity : now - EDGE_WINDOW_MS);
 
-	const reportAbandoned = (session: BookingSession, at: number) => {
-		const before = abandoned[session.id];
-		abandoned[session.id] = [at, now];
-		delete pending[session.id];
-		if (settings.events.sessionAbandoned && (!before || settings.fireAgainIfReabandoned)) {
-			events.push({ event: 'session.abandoned', eventId: `session.abandoned:${session.id}:${at}`, at: at + delay, session });
+	const state: TriggerState = { v: STATE_VERSION, fp: settings.fingerprint, since: previous.since, polledAt: now, skewMs: skewMs ?? previous.skewMs };
+	let forgotten = 0;
+	const requests = outcome('requests');
+	if (previous.requests && requests) state.requests = nextWindow(requests, byWindow('requests'), limitOf('requests', 0), evaluation.pages);
+	const horizonOutcome = outcome('horizon');
+	if (previous.sessions && horizonOutcome) {
+		const completions = outcome('completions');
+		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), limitOf('horizon', horizonOutcome.window.offset), evaluation.pages);
+		const seen = SeenMemory.decode(previous.sessions.seen);
+		if (keepsSeen(settings)) {
+			for (const candidate of byWindow('horizon')) if (!hasRequest(candidate.item)) seen.add(candidate.id, candidate.at);
 		}
-	};
-
-	for (const session of sessions) {
-		const id = session.id;
-		const at = activityOf(session);
-		seen.add(id);
-
-		if (session.request_id !== null && session.request_id !== undefined && session.request_id !== '') {
-			// Completed (or a placeholder session). Reported once per session.
-			if (completed[id] !== undefined || baseline) {
-				completed[id] = now;
-				continue;
-			}
-			const watched = pending[id] !== undefined || abandoned[id] !== undefined;
-			// `at === null`: no timestamp says whether it is new; the `completed` memory keeps it to once.
-			if (!watched && !isNew(id, at) && at !== null) continue; // older than the last poll: history
-			const recovered = abandoned[id] !== undefined;
-			if (settings.events.sessionCompleted && (!settings.onlyRecovered || recovered)) {
-				events.push({
-					event: 'session.completed',
-					eventId: `session.completed:${id}:${session.request_id}`,
-					at: at ?? now,
-					session,
-					recovered,
-				});
-			}
-			completed[id] = now;
-			delete pending[id];
-			delete abandoned[id];
-			continue;
-		}
-
-		// Still open (request_id null).
-		if (at === null) continue; // no activity time: idle time unknown, never reported
-		if (baseline) {
-			// Active when the trigger was activated: watched, so it can still be reported later.
-			if (at + delay > now) pending[id] = at;
-			continue;
-		}
-		let judge = false;
-		if (isNew(id, at)) {
-			const before = abandoned[id];
-			// A customer who comes back after being reported abandoned: watched again only with the option.
-			if (before && (!settings.fireAgainIfReabandoned || before[0] === at)) continue;
-			judge = true;
-		} else if (pending[id] !== undefined && at >= pending[id]) {
-			judge = true;
-		}
-		if (!judge) continue;
-		if (at + delay <= now) reportAbandoned(session, at);
-		else pending[id] = at;
+		seen.prune(now);
+		forgotten = seen.droppedForBound;
+		const checkpoints = previous.sessions.checkpoints.filter((checkpoint) => checkpoint[0] < (sessionsFirstPage?.serverDate ?? now));
+		if (sessionsFirstPage?.total !== undefined) checkpoints.push([sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]);
+		state.sessions = {
+			completions: completions
+				? nextWindow(completions, byWindow('completions'), limitOf('completions', 0), evaluation.pages)
+				: previous.sessions.completions,
+			horizon,
+			checkpoints: pruneCheckpoints(checkpoints, horizon.floor),
+			seen: seen.encode(),
+		};
 	}
-
-	// Watched sessions still due here were not in the pages read although the pages reached their
-	// activity time: they changed (and will show up at the top as new) or are gone. Not reported.
-	for (const [id, at] of Object.entries(pending)) {
-		if (at + delay <= now && (seen.has(id) || covered(fetched, at))) delete pending[id];
-	}
-
-	const cursor = advance(previous?.cursor ?? null, sessions.map(activityOf), now);
-	const edge = pruneEdge(
-		[
-			...(previous?.edge ?? []),
-			...sessions.flatMap((session) => {
-				const at = activityOf(session);
-				return at === null ? [] : [edgeKey(session.id, at)];
-			}),
-		],
-		cursor,
-	);
-	return pruneSessions({ cursor, edge, pending, abandoned, completed }, now);
+	return { state, forgotten };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Requests
+// Baseline: the first poll (or after a reset) emits nothing and starts from now.
 
-function diffRequests(
-	previous: ListCursor | undefined,
-	fetched: FetchedList<BookingRequest>,
+function baselineWindow(pages: PageObservation[], list: ListName, floor: number, below?: number): WindowState {
+	const done = new KeySet();
+	const firstPage = pages.find((page) => page.list === list && page.page === 1);
+	for (const item of firstPage?.items ?? []) {
+		const time = sortTime(list, item);
+		// A timestamp ahead of the server's clock is not history: remembered, so it is not reported later either.
+		if (time !== null && time > floor) done.add(time, item.id);
+	}
+	return { floor, done: done.encode(), ...(below !== undefined ? { below } : {}) };
+}
+
+/** Items at or below `time` counted from the end, from the latest page read that places the boundary. */
+export function locatedBelow(pages: PageObservation[], list: ListName, time: number): number | undefined {
+	for (const page of [...pages].filter((p) => p.list === list).sort((a, b) => b.seq - a.seq)) {
+		if (page.total === undefined) continue;
+		const index = page.items.findIndex((item) => {
+			const at = sortTime(list, item);
+			return at !== null && at <= time;
+		});
+		if (index < 0) {
+			// Everything on the last page (or an empty list) is above: nothing lies below the boundary.
+			if (isLastPage(page, page.items.length, (page.page - 1) * page.perPage)) return 0;
+			continue;
+		}
+		// Only a page that starts above the boundary (or page 1) places it exactly.
+		if (index === 0 && page.page > 1) continue;
+		return Math.max(0, page.total - ((page.page - 1) * page.perPage + index));
+	}
+	return undefined;
+}
+
+export function baselineState(
+	pages: PageObservation[],
+	settings: TriggerSettings,
 	now: number,
-	events: TriggerEvent[],
-): ListCursor {
-	const requests = latestCopies(fetched.items, requestSortTime);
-	if (previous) {
-		const isNew = isNewFn(previous);
-		for (const request of requests) {
-			const at = requestSortTime(request);
-			// created_at is always set per the contract; a request without one cannot be placed and is skipped.
-			if (isNew(request.id, at)) {
-				events.push({ event: 'request.created', eventId: `request.created:${request.id}`, at: at as number, request });
-			}
-		}
-	}
-	const cursor = advance(previous?.cursor ?? null, requests.map(requestSortTime), now);
-	const edge = pruneEdge(
-		[
-			...(previous?.edge ?? []),
-			...requests.flatMap((request) => {
-				const at = requestSortTime(request);
-				return at === null ? [] : [edgeKey(request.id, at)];
-			}),
-		],
-		cursor,
-	);
-	return { cursor, edge };
-}
-
-// ---------------------------------------------------------------------------------------------
-
-const EVENT_ORDER: Record<EventName, number> = { 'session.abandoned': 0, 'session.completed': 1, 'request.created': 2 };
-
-/**
- * The diff. `previous` must already be checked against the settings (readState): undefined means
- * "no usable state", and this poll takes the baseline.
- */
-export function diff(previous: TriggerState | undefined, fetched: Fetched, settings: TriggerSettings): DiffResult {
-	const baseline = previous === undefined;
+	sessionsFirstPage: PageObservation | undefined,
+	skewMs: number | undefined,
+): TriggerState {
 	const lists = listsFor(settings);
-	const events: TriggerEvent[] = [];
-	const now = fetched.now;
-
-	const state: TriggerState = {
-		v: STATE_VERSION,
-		fp: settings.fingerprint,
-		since: previous?.since ?? now,
-		polledAt: now,
-		skewMs: fetched.skewMs ?? previous?.skewMs ?? 0,
-	};
+	const state: TriggerState = { v: STATE_VERSION, fp: settings.fingerprint, since: now, polledAt: now, skewMs: skewMs ?? 0 };
+	if (lists.requests) state.requests = baselineWindow(pages, 'requests', now, locatedBelow(pages, 'requests', now));
 	if (lists.sessions) {
-		const list = fetched.sessions ?? { items: [], exhausted: false, lowest: null };
-		state.sessions = fetched.sessions
-			? diffSessions(previous?.sessions, list, now, settings, events)
-			: (previous?.sessions ?? { cursor: null, edge: [], pending: {}, abandoned: {}, completed: {} });
+		const horizonFloor = now - settings.abandonedAfterMs;
+		state.sessions = {
+			completions: baselineWindow(pages, 'sessions', now, locatedBelow(pages, 'sessions', now)),
+			// Nothing to remember at the horizon: only sessions that cross it from now on are reported.
+			horizon: { ...baselineWindow([], 'sessions', horizonFloor, locatedBelow(pages, 'sessions', horizonFloor)) },
+			checkpoints: sessionsFirstPage?.total !== undefined ? [[sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]] : [],
+			seen: {},
+		};
 	}
-	if (lists.requests) {
-		state.requests = fetched.requests
-			? diffRequests(previous?.requests, fetched.requests, now, events)
-			: (previous?.requests ?? { cursor: null, edge: [] });
-	}
-
-	events.sort((a, b) => a.at - b.at || EVENT_ORDER[a.event] - EVENT_ORDER[b.event] || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
-	return { events: baseline ? [] : events, state, baseline };
+	return state;
 }
+

@@ -1,31 +1,26 @@
 /**
- * Reading for the trigger. Every call goes through the shared `apiRequest` (rate limiter, retries,
- * clear errors); this module only decides which pages to ask for.
- *
- * Lists are read newest first, 100 per page, until the first item below the floor the diff asks for
- * (diff.ts `sessionsFloor` / `requestsFloor`), or the end of the list. When more changed than a page
- * holds, paging goes on: the cursor never moves past something that was not read. Items that move
- * between pages while the pages are read only ever move up (a widget save, a new submission); an item
- * that moved above the pages already read has a newer timestamp than the new cursor and is read on the
- * next poll, so nothing is lost; an item read twice is kept once (the diff keeps the freshest copy).
+ * The trigger's I/O: a thin loop that asks the planner (planner.ts) which page to read, reads it
+ * through the shared page reader (rate limiter, retries, contract checks), and hands the pages to the
+ * pure rules (diff.ts). Every call carries the poll's deadline: when the budget is spent the loop stops,
+ * the events that are complete are emitted and the state says where to go on.
  */
-
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { API_PATHS, MAX_PER_PAGE } from '../shared/constants';
-import { toNodeApiError } from '../shared/transport/errors';
-import { parseListPage } from '../shared/transport/paginate';
-import { apiRequest, resolveTarget } from '../shared/transport/request';
+import { API_PATHS, MAX_PER_PAGE, MIN_GAP_MS, SAFETY_MARGIN_MS } from '../shared/constants';
+import { isDeadlineReached, MIN_ATTEMPT_MS } from '../shared/transport/deadline';
+import { asNodeError } from '../shared/transport/errors';
+import type { PageRead } from '../shared/transport/pageReader';
+import { malformed, readPage, repeatedPageProblem } from '../shared/transport/pageReader';
+import { apiRequest } from '../shared/transport/request';
 import type { BookingRequest, BookingSession } from '../shared/types';
+import { isRecord } from '../shared/utils';
 import { isUuid } from '../shared/validation';
-import type { Fetched, FetchedList, TriggerSettings } from './diff';
-import { activityOf, listsFor, requestSortTime, requestsFloor, sessionSortTime, sessionsFloor } from './diff';
+import type { Decision, TriggerEvent, TriggerSettings } from './diff';
+import { baselineState, decide, evaluate, listsFor, nextState } from './diff';
+import { Planner, pollNow } from './planner';
 import type { TriggerState } from './state';
 import { serverNow } from './state';
-
-/** A poll that needs more pages than this (100,000 changed items) fails instead of running for hours. */
-export const MAX_PAGES_PER_POLL = 1_000;
+import type { ListItem, ListName, PageObservation } from './windows';
 
 /** The poll's "now": fixed by the first answer of the poll (its `Date` header). */
 export class PollClock {
@@ -54,142 +49,240 @@ export class PollClock {
 	}
 }
 
-export interface ListRead<T> extends FetchedList<T> {
-	calls: number;
-}
+const PATHS: Record<ListName, string> = { sessions: API_PATHS.sessions, requests: API_PATHS.requests };
 
-interface ReadOptions<T> {
-	path: string;
-	qs: IDataObject;
-	/** Position of an item in the list's order; null when the order does not place it. */
-	sortTime: (item: T) => number | null;
-	/** Highest time on the first page, passed to `floor`. */
-	topTime: (item: T) => number | null;
-	/** Read down to the first item whose sort time is below this. */
-	floor: (now: number, top: number | null) => number;
-	/** Read only the first page (samples). */
-	firstPageOnly?: boolean;
-}
+/**
+ * Calls the poll can still afford before `deadline`, from the pace measured in this poll (the mean gap
+ * between answers; before two answers, the contract's 1 call per second).
+ */
+export class CallBudget {
+	private readonly answers: number[] = [];
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+	constructor(
+		readonly deadline: number,
+		private readonly clock: () => number = Date.now,
+	) {}
 
-async function malformed(ctx: IPollFunctions, detail: string): Promise<NodeApiError> {
-	const target = await resolveTarget(ctx);
-	return toNodeApiError(ctx.getNode(), { kind: 'malformed', detail }, target);
-}
-
-/** Reads one list newest first down to the floor. */
-export async function readList<T extends { id: string }>(ctx: IPollFunctions, clock: PollClock, options: ReadOptions<T>): Promise<ListRead<T>> {
-	const items: T[] = [];
-	let lowest: number | null = null;
-	let floor = -Infinity;
-	let previousIds = '';
-	for (let page = 1; page <= MAX_PAGES_PER_POLL; page++) {
-		const { body, serverDate } = await apiRequest<unknown>(ctx, options.path, {
-			qs: { ...options.qs, page, per_page: MAX_PER_PAGE },
-		});
-		clock.observe(serverDate);
-		// The same contract checks as the paginator: ids once per page, ISO (or epoch-ms) timestamps.
-		const parsed = parseListPage<T>(body, `page ${page} of ${options.path}`);
-		if ('problem' in parsed) throw await malformed(ctx, parsed.problem);
-		const typed = parsed.items;
-		const ids = typed.map((item) => item.id).join(',');
-		if (page > 1 && typed.length > 0 && ids === previousIds) {
-			throw await malformed(ctx, `page ${page} of ${options.path} repeated page ${page - 1}; the server may ignore the "page" parameter`);
-		}
-		previousIds = ids;
-		if (page === 1) {
-			let top: number | null = null;
-			for (const item of typed) {
-				const at = options.topTime(item);
-				if (at !== null && (top === null || at > top)) top = at;
-			}
-			floor = options.floor(clock.now, top);
-		}
-		items.push(...typed);
-		let reachedFloor = false;
-		for (const item of typed) {
-			const at = options.sortTime(item);
-			if (at === null) continue; // not placed by the order (null timestamp): never a reason to stop
-			if (lowest === null || at < lowest) lowest = at;
-			if (at < floor) reachedFloor = true;
-		}
-		const perPage = parsed.perPage ?? MAX_PER_PAGE;
-		// A total below what this page already shows is wrong: then only a short or empty page ends the list.
-		const serverTotal = parsed.total;
-		const total = serverTotal !== undefined && serverTotal >= (page - 1) * perPage + typed.length ? serverTotal : undefined;
-		const exhausted = typed.length === 0 || typed.length < perPage || (total !== undefined && page * perPage >= total);
-		if (exhausted || reachedFloor || options.firstPageOnly) {
-			return { items, exhausted, lowest, calls: page };
-		}
+	answered(): void {
+		this.answers.push(this.clock());
 	}
-	throw new NodeOperationError(ctx.getNode(), `More than ${MAX_PAGES_PER_POLL * MAX_PER_PAGE} items changed since the last poll`, {
-		description:
-			'The trigger reads every change since its last poll before it moves on, and stopped here to keep one poll from running for hours. Narrow the trigger with a Form, or deactivate and activate the workflow to take a new baseline.',
-	});
+
+	get calls(): number {
+		return this.answers.length;
+	}
+
+	get perCallMs(): number {
+		const n = this.answers.length;
+		if (n < 2) return MIN_GAP_MS + SAFETY_MARGIN_MS;
+		return Math.max(1, (this.answers[n - 1] - this.answers[0]) / (n - 1));
+	}
+
+	left(): number {
+		// A call is only sent while MIN_ATTEMPT_MS remain (deadline.ts); 10% headroom: the pace varies
+		// (another workflow on the same key, a slow answer).
+		const remaining = this.deadline - MIN_ATTEMPT_MS - this.clock();
+		if (remaining < 0) return 0;
+		return Math.max(1, Math.floor((0.9 * remaining) / this.perCallMs));
+	}
 }
 
-export interface FetchResult {
-	fetched: Fetched;
-	calls: { sessions: number; requests: number };
+/** Where pages and booking requests come from: the API (below), or the in-memory model of the tests. */
+export interface PageSource {
+	/** One validated page; undefined when the poll's budget is spent (nothing was sent). */
+	readPage(list: ListName, page: number): Promise<PageRead<ListItem> | undefined>;
+	/** A booking request by id; null when it does not exist (404); undefined when the budget is spent. */
+	fetchRequest(id: string): Promise<BookingRequest | null | undefined>;
 }
 
-/** Reads what changed since `previous` (or the baseline when there is no previous state). */
-export async function fetchChanges(
-	ctx: IPollFunctions,
-	previous: TriggerState | undefined,
-	settings: TriggerSettings,
-	formId: string | undefined,
-	options: { firstPageOnly?: boolean; localNow?: () => number } = {},
-): Promise<FetchResult> {
-	const clock = new PollClock(previous?.skewMs, options.localNow);
-	const qs: IDataObject = formId ? { form_id: formId } : {};
-	const lists = listsFor(settings);
-	const fetched: Fetched = { now: 0 };
-	const calls = { sessions: 0, requests: 0 };
-	if (lists.sessions) {
-		const read = await readList<BookingSession>(ctx, clock, {
-			path: API_PATHS.sessions,
-			qs,
-			sortTime: sessionSortTime,
-			topTime: activityOf,
-			floor: (now, top) => sessionsFloor(previous, settings, now, top),
-			firstPageOnly: options.firstPageOnly,
-		});
-		calls.sessions = read.calls;
-		fetched.sessions = { items: read.items, exhausted: read.exhausted, lowest: read.lowest };
-	}
-	if (lists.requests) {
-		const read = await readList<BookingRequest>(ctx, clock, {
-			path: API_PATHS.requests,
-			qs,
-			sortTime: requestSortTime,
-			topTime: requestSortTime,
-			floor: (_now, top) => requestsFloor(previous, top),
-			firstPageOnly: options.firstPageOnly,
-		});
-		calls.requests = read.calls;
-		fetched.requests = { items: read.items, exhausted: read.exhausted, lowest: read.lowest };
-	}
-	fetched.now = clock.now;
-	if (clock.skewMs !== undefined) fetched.skewMs = clock.skewMs;
-	return { fetched, calls };
+/** Calls the poll can still afford. */
+export interface Budget {
+	left(): number;
+	answered(): void;
+}
+
+export interface PollOptions {
+	budget: Budget;
+	/** Whether a completed session's event needs its booking request (one Get request each). */
+	needsRequest?: (session: BookingSession) => boolean;
+	localNow?: () => number;
+}
+
+export interface PollResult {
+	events: TriggerEvent[];
+	/** The next state; undefined when nothing could be read (the stored state stays as it is). */
+	state: TriggerState | undefined;
+	baseline: boolean;
+	now: number;
+	/** Not everything could be read or emitted within the budget: the next poll goes on. */
+	cut: boolean;
+	/** Sessions dropped from the seen memory because of its bound. */
+	forgotten: number;
+	calls: { sessions: number; requests: number; getRequest: number };
 }
 
 /**
- * Get request, for "Include Booking Request". A request that no longer exists (404) gives null so
- * one missing request does not block the trigger; any other failure fails the poll (and the cursor
- * stays where it was, so the events come again on the next poll).
+ * Get request, for completed sessions. A request that no longer exists (404) gives null so one
+ * missing request does not block the trigger; any other failure fails the poll (and nothing advances,
+ * so the events come again on the next poll).
  */
-export async function fetchRequest(ctx: IPollFunctions, id: string): Promise<BookingRequest | null> {
+export async function fetchRequest(ctx: IPollFunctions, id: string, options: { deadline?: number } = {}): Promise<BookingRequest | null> {
 	if (!isUuid(id)) return null;
-	try {
-		const { body } = await apiRequest<BookingRequest>(ctx, `${API_PATHS.requests}/${id}`, { resourceLabel: `booking request ${id}` });
-		return isRecord(body) ? body : null;
-	} catch (error) {
-		if (error instanceof NodeApiError && String(error.httpCode) === '404') return null;
-		throw error instanceof NodeApiError || error instanceof NodeOperationError ? error : new NodeApiError(ctx.getNode(), { message: String(error) });
+	const { body } = await apiRequest<BookingRequest | null>(ctx, `${API_PATHS.requests}/${id}`, {
+		resourceLabel: `booking request ${id}`,
+		nullIfNotFound: true,
+		deadline: options.deadline,
+	});
+	return isRecord(body) ? (body as BookingRequest) : null;
+}
+
+/** A call that ran out of budget (deadline.ts) gives undefined; every other failure fails the poll. */
+function undefinedPastDeadline(ctx: IPollFunctions): (error: unknown) => undefined {
+	return (error) => {
+		if (isDeadlineReached(error)) return undefined;
+		throw asNodeError(ctx.getNode(), error);
+	};
+}
+
+/** The API as a page source for one poll: every call within `deadline`. */
+export function apiSource(ctx: IPollFunctions, formId: string | undefined, deadline?: number): PageSource {
+	const qs: IDataObject = formId ? { form_id: formId } : {};
+	// The ids of the pages read one after the other downward in each list (the page reader's rule: a
+	// page that brings only ids already read just before it means the server ignores `page`).
+	const runs: Record<ListName, { page: number; ids: Set<string> } | undefined> = { sessions: undefined, requests: undefined };
+	return {
+		readPage: async (list, page) => {
+			const read = await readPage<ListItem>(ctx, PATHS[list], qs, page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx));
+			if (!read) return undefined;
+			const run = runs[list]?.page === page - 1 ? runs[list] : undefined;
+			if (run && read.items.length > 0 && read.items.every((item) => run.ids.has(item.id))) {
+				throw await malformed(ctx, undefined, repeatedPageProblem(PATHS[list], page));
+			}
+			const ids = run?.ids ?? new Set<string>();
+			for (const item of read.items) ids.add(item.id);
+			runs[list] = { page, ids };
+			return read;
+		},
+		fetchRequest: async (id) => await fetchRequest(ctx, id, { deadline }).catch(undefinedPastDeadline(ctx)),
+	};
+}
+
+/** Reads page 1 of the selected lists ("Fetch Test Event"): items and the server's time. */
+export async function readFirstPages(
+	source: PageSource,
+	settings: TriggerSettings,
+	previousSkewMs?: number,
+): Promise<{ sessions?: BookingSession[]; requests?: BookingRequest[]; now: number }> {
+	const lists = listsFor(settings);
+	const clock = new PollClock(previousSkewMs);
+	const out: { sessions?: BookingSession[]; requests?: BookingRequest[]; now: number } = { now: 0 };
+	const pages: PageObservation[] = [];
+	for (const list of ['requests', 'sessions'] as const) {
+		if (!lists[list]) continue;
+		const page = await source.readPage(list, 1);
+		if (!page) break;
+		clock.observe(page.serverDate);
+		pages.push({ ...page, list, seq: pages.length });
+		if (list === 'sessions') out.sessions = page.items as BookingSession[];
+		else out.requests = page.items as BookingRequest[];
+	}
+	out.now = pollNow(pages, clock.now);
+	return out;
+}
+
+/**
+ * One poll: reads what the planner asks for within the budget, then decides the events and the next
+ * state. Booking requests of completed sessions are attached when `needsRequest` says so: from the
+ * request list read in this poll when it is there, else one Get request each (never twice per poll),
+ * within the same budget — when it runs out, the events stop before the first one that could not be
+ * completed (the rest come, in order, in the next poll).
+ */
+export async function pollChanges(source: PageSource, previous: TriggerState | undefined, settings: TriggerSettings, options: PollOptions): Promise<PollResult> {
+	const localNow = options.localNow ?? Date.now;
+	const clock = new PollClock(previous?.skewMs, localNow);
+	const budget = options.budget;
+	const pages: PageObservation[] = [];
+	const calls = { sessions: 0, requests: 0, getRequest: 0 };
+	// Used only when no answer carries a `Date` header (read without fixing the clock: see PollClock).
+	const fallbackNow = serverNow(undefined, localNow(), previous?.skewMs);
+	const planner = new Planner({ previous, settings, pages, pagesLeft: () => budget.left(), fallbackNow });
+	let cut = false;
+
+	const plan = planner.reads();
+	for (let step = plan.next(); !step.done; step = plan.next()) {
+		const { list, page } = step.value;
+		const read = await source.readPage(list, page);
+		if (!read) {
+			cut = true;
+			break;
+		}
+		budget.answered();
+		clock.observe(read.serverDate);
+		calls[list]++;
+		pages.push({ ...read, list, seq: pages.length });
+	}
+
+	const now = planner.now ?? pollNow(pages, fallbackNow);
+	const empty = { events: [], baseline: !previous, now, cut, forgotten: 0, calls };
+	if (pages.length === 0) return { ...empty, cut: true, state: undefined };
+	const sessionsFirstPage = pages.find((page) => page.list === 'sessions' && page.page === 1);
+	if (!previous) return { ...empty, state: baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs) };
+	if (!planner.windows) return { ...empty, cut: true, state: undefined };
+
+	const evaluation = evaluate(planner.windows, pages, now, fallbackNow);
+	const decisions = decide(previous, evaluation, settings);
+	const handled = await attachRequests(source, decisions, pages, options, calls);
+	const next = nextState(previous, evaluation, decisions, handled, settings, sessionsFirstPage, clock.skewMs);
+	const events = decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event] : []));
+	return {
+		events,
+		state: next.state,
+		baseline: false,
+		now,
+		cut: cut || handled < decisions.length || evaluation.outcomes.some((outcome) => !outcome.complete),
+		forgotten: next.forgotten,
+		calls,
+	};
+}
+
+/** Attaches booking requests; returns how many decisions (a prefix) can be handled in this poll. */
+async function attachRequests(
+	source: PageSource,
+	decisions: Decision[],
+	pages: PageObservation[],
+	options: PollOptions,
+	calls: PollResult['calls'],
+): Promise<number> {
+	const needs = options.needsRequest;
+	if (!needs) return decisions.length;
+	const known = new Map<string, BookingRequest | null>();
+	for (const page of pages) if (page.list === 'requests') for (const item of page.items) known.set(item.id, item as BookingRequest);
+	for (const [index, decision] of decisions.entries()) {
+		const event = decision.event;
+		if (event?.event !== 'session.completed' || !event.session || !needs(event.session)) continue;
+		const id = String(event.session.request_id);
+		if (!known.has(id)) {
+			if (options.budget.left() < 1) return index;
+			const request = await source.fetchRequest(id);
+			if (request === undefined) return index;
+			known.set(id, request);
+			options.budget.answered();
+			calls.getRequest++;
+		}
+		event.request = known.get(id) ?? null;
+	}
+	return decisions.length;
+}
+
+/**
+ * Attaches booking requests to sample events ("Fetch Test Event"), from the listed requests or one
+ * Get request each.
+ */
+export async function attachSampleRequests(source: PageSource, events: TriggerEvent[], listed: BookingRequest[] | undefined): Promise<void> {
+	const known = new Map<string, BookingRequest | null>((listed ?? []).map((request) => [request.id, request]));
+	for (const event of events) {
+		if (event.event !== 'session.completed' || !event.session) continue;
+		const id = String(event.session.request_id);
+		if (!known.has(id)) known.set(id, (await source.fetchRequest(id)) ?? null);
+		event.request = known.get(id) ?? null;
 	}
 }

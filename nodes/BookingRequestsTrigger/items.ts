@@ -1,33 +1,32 @@
 /**
  * The trigger's output items: one item per event, oldest first. What an item looks like is decided
  * here and only here (README "Trigger" and "Output shapes").
+ *
+ * Interface with the engine (fetch.ts): events come with the booking request of a completed session
+ * already attached as `event.request` (null when the API answered 404) when the node asked for it, read
+ * within the poll budget; nothing here calls the API.
  */
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { BookingRequest } from '../shared/types';
+import type { ApiContext } from '../shared/transport/request';
 import type { TriggerEvent } from './diff';
-import { fetchRequest } from './fetch';
 
-/** Builds the output items; with "Include Booking Request", 1 Get request per completed session not listed in this poll. */
-export async function toItems(
-	ctx: IPollFunctions,
-	events: TriggerEvent[],
-	includeRequest: boolean,
-	listed: BookingRequest[] | undefined,
-): Promise<INodeExecutionData[]> {
-	const known = new Map((listed ?? []).map((request) => [request.id, request]));
+export interface ItemOptions {
+	/** "Include Booking Request": completed sessions carry `request` (null on 404). */
+	includeRequest: boolean;
+}
+
+/** Builds the output items. */
+// `ctx` and `io` are the interface the output shaping grows into (form names read within the deadline).
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+export async function toItems(_ctx: ApiContext, events: TriggerEvent[], options: ItemOptions, _io: { deadline?: number } = {}): Promise<INodeExecutionData[]> {
 	const items: INodeExecutionData[] = [];
 	for (const event of events) {
 		if (event.session) {
 			const json: IDataObject = { ...event.session, event: event.event, event_id: event.eventId };
 			if (event.event === 'session.completed') {
 				json.recovered = event.recovered === true;
-				if (includeRequest) {
-					const id = String(event.session.request_id);
-					const request = known.get(id) ?? (await fetchRequest(ctx, id));
-					if (request) known.set(id, request);
-					json.request = (request as IDataObject | null) ?? null;
-				}
+				if (options.includeRequest) json.request = (event.request as IDataObject | null | undefined) ?? null;
 			}
 			items.push({ json });
 		} else if (event.request) {

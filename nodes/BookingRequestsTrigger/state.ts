@@ -1,60 +1,59 @@
 /**
- * The trigger's memory between polls: its shape, its bounds, and how it is read back from workflow
- * static data. Everything here is pure and JSON-safe (n8n stores static data as JSON).
+ * The trigger's memory between polls: its shape and how it is read back from workflow static data.
+ * Pure and JSON-safe (n8n stores static data as JSON). No API key, no id in clear.
  *
  * Times are milliseconds on the API server's clock (timestamps it wrote, and its `Date` header), never
  * n8n's clock, so clock skew between n8n and the API cannot make the trigger fire early or never.
+ *
+ * What is remembered (README "Trigger"), per window of a list (windows.ts):
+ * - `floor`: every item at or below this timestamp has been handled;
+ * - `done`: ids (hashed, memory.ts) handled ABOVE the floor: rows at the newest timestamps that a late
+ *   commit could still join, and part of a tie group too large for one poll. Pruned as soon as the
+ *   floor passes them, so its size does not grow with traffic;
+ * - `tie`: set while a tie group larger than one poll is drained from its bottom up;
+ * - `below`: where the floor sits in the list, counted from the end (stable when items are added at
+ *   the top), to find a window deep in the list without reading everything above it; `deeper` when
+ *   only a bound is known (a search starts there).
+ * Sessions also keep `checkpoints` ([server time, list length] of recent polls) to find the top of the
+ * abandonment window, and `seen` (sessions seen abandoned, bounded: memory.ts).
  */
+import { timestampMs } from '../shared/utils';
+import type { PackedKeys, PackedSeen } from './memory';
+import { isPackedCodes } from './memory';
 
-export const STATE_VERSION = 1;
+/** v1: capped pending/abandoned/completed id lists (read back as "no state": a new baseline). */
+export const STATE_VERSION = 2;
 
 /** Key of the trigger's state inside the node's static data. */
 export const STATE_KEY = 'bookingRequestsTrigger';
 
 /**
- * Items whose timestamp lies within this window below the cursor are read again on the next poll
- * and recognised by their remembered keys (`edge`). It covers ties at the boundary timestamp and
- * rows the server commits a moment after a later timestamp was already listed.
+ * A row can become visible up to this long after the timestamp the server gave it (a late commit):
+ * the newest rows are remembered by id until the server's clock is this far past them.
  */
 export const EDGE_WINDOW_MS = 5_000;
 
-/** A timestamp further than this ahead of the server's clock is not trusted to move a cursor. */
-export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+/** Checkpoints kept for the sessions list (thinned evenly beyond this). */
+export const MAX_CHECKPOINTS = 48;
 
-/** Bounds of the remembered ids (see README "State"). */
-export const LIMITS = {
-	/** Keys at the cursor boundary, per list. Normally a handful. */
-	edge: 500,
-	/** Sessions watched until they have been idle for the delay. */
-	pending: 2_000,
-	/** Sessions seen abandoned: for once-only delivery, re-abandon and "Only Recovered". */
-	abandoned: 2_000,
-	/** Completed sessions already reported: a completed session listed again is not reported twice. */
-	completed: 1_000,
-} as const;
-
-export const RETENTION_MS = {
-	/** A session seen abandoned is remembered this long after it was seen abandoned. */
-	abandoned: 30 * 86_400_000,
-	/** A completed session is remembered this long after it was last listed. */
-	completed: 7 * 86_400_000,
-} as const;
-
-/** Cursor over one list: everything at or below `cursor` (minus the edge window) has been processed. */
-export interface ListCursor {
-	/** Highest timestamp processed (ms, server clock); null = nothing listed yet, everything is new. */
-	cursor: number | null;
-	/** `id@ms` of the items listed with a timestamp >= cursor - EDGE_WINDOW_MS (already processed). */
-	edge: string[];
+export interface WindowState {
+	floor: number;
+	done: PackedKeys;
+	tie?: number;
+	below?: number;
+	/** When `below` is not known: the floor lies at most this far from the end (a search starts there). */
+	deeper?: number;
 }
 
-export interface SessionsState extends ListCursor {
-	/** Sessions with request_id null, not idle for the delay yet: id -> activity time (ms). */
-	pending: Record<string, number>;
-	/** Sessions this trigger saw abandoned: id -> [activity time of that version, server time it was seen abandoned]. */
-	abandoned: Record<string, [number, number]>;
-	/** Completed sessions already handled: id -> server time last listed. */
-	completed: Record<string, number>;
+export interface SessionsState {
+	/** Completed sessions (and placeholder sessions): by `updated_at`, from the top of the list. */
+	completions: WindowState;
+	/** Sessions crossing the abandonment horizon (now − delay): by `updated_at`, deep in the list. */
+	horizon: WindowState;
+	/** [server time, list length] at recent polls: every session at or before that time is at most that far from the end. */
+	checkpoints: Array<[number, number]>;
+	/** Sessions seen abandoned (hashed, by day). */
+	seen: PackedSeen;
 }
 
 export interface TriggerState {
@@ -68,65 +67,11 @@ export interface TriggerState {
 	/** Server clock minus n8n's clock at the last poll with a `Date` header (fallback for "now"). */
 	skewMs: number;
 	sessions?: SessionsState;
-	requests?: ListCursor;
+	requests?: WindowState;
 }
 
-/** Milliseconds of an ISO timestamp (epoch milliseconds are accepted too); null when missing or unreadable. */
-export function timeOf(value: unknown): number | null {
-	if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-	if (typeof value !== 'string' || value === '') return null;
-	const ms = Date.parse(value);
-	return Number.isFinite(ms) ? ms : null;
-}
-
-export function edgeKey(id: string, ms: number): string {
-	return `${id}@${ms}`;
-}
-
-function edgeKeyTime(key: string): number {
-	const at = key.lastIndexOf('@');
-	return at < 0 ? NaN : Number(key.slice(at + 1));
-}
-
-/**
- * Keeps the edge keys at or above `cursor - EDGE_WINDOW_MS`; when there are more than the bound, the
- * newest are kept (an older key lost only means an item near the boundary is looked at again, which
- * every rule of the diff tolerates except a repeated request, and that needs > 500 rows in 5 s).
- */
-export function pruneEdge(keys: Iterable<string>, cursor: number | null): string[] {
-	const floor = cursor === null ? -Infinity : cursor - EDGE_WINDOW_MS;
-	const kept = [...new Set(keys)].filter((key) => edgeKeyTime(key) >= floor);
-	if (kept.length <= LIMITS.edge) return kept;
-	return kept.sort((a, b) => edgeKeyTime(b) - edgeKeyTime(a)).slice(0, LIMITS.edge);
-}
-
-/** Keeps the `limit` entries with the highest rank. */
-function capBy<V>(record: Record<string, V>, limit: number, rank: (value: V) => number): Record<string, V> {
-	const entries = Object.entries(record);
-	if (entries.length <= limit) return record;
-	entries.sort((a, b) => rank(b[1]) - rank(a[1]));
-	return Object.fromEntries(entries.slice(0, limit));
-}
-
-/** Applies the retention times and caps. Pure: returns new records. */
-export function pruneSessions(state: SessionsState, now: number): SessionsState {
-	const abandoned: SessionsState['abandoned'] = {};
-	for (const [id, entry] of Object.entries(state.abandoned)) {
-		if (entry[1] >= now - RETENTION_MS.abandoned) abandoned[id] = entry;
-	}
-	const completed: SessionsState['completed'] = {};
-	for (const [id, seenAt] of Object.entries(state.completed)) {
-		if (seenAt >= now - RETENTION_MS.completed) completed[id] = seenAt;
-	}
-	return {
-		cursor: state.cursor,
-		edge: pruneEdge(state.edge, state.cursor),
-		// Over the bound (thousands of customers active within one delay), the most recent activity wins.
-		pending: capBy(state.pending, LIMITS.pending, (at) => at),
-		abandoned: capBy(abandoned, LIMITS.abandoned, (entry) => entry[1]),
-		completed: capBy(completed, LIMITS.completed, (at) => at),
-	};
-}
+/** Milliseconds of an API timestamp (ISO, or epoch ms); null when missing or unreadable. */
+export const timeOf = timestampMs;
 
 // ---------------------------------------------------------------------------------------------
 // Reading a stored state back. Static data may come from an older version of the package, be
@@ -139,35 +84,46 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 const isMs = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-function readCursor(raw: unknown): ListCursor | undefined {
+function readPacked(raw: unknown, keyIsValid: (key: string) => boolean): Record<string, string> | undefined {
 	if (!isRecord(raw)) return undefined;
-	if (!(raw.cursor === null || isMs(raw.cursor))) return undefined;
-	if (!Array.isArray(raw.edge) || !raw.edge.every((key) => typeof key === 'string')) return undefined;
-	return { cursor: raw.cursor, edge: [...(raw.edge as string[])] };
-}
-
-function readNumberRecord(raw: unknown): Record<string, number> | undefined {
-	if (!isRecord(raw)) return undefined;
-	const out: Record<string, number> = {};
+	const out: Record<string, string> = {};
 	for (const [key, value] of Object.entries(raw)) {
-		if (!isMs(value)) return undefined;
+		if (!keyIsValid(key) || !isPackedCodes(value)) return undefined;
 		out[key] = value;
 	}
 	return out;
 }
 
+const isMsKey = (key: string) => /^-?\d+$/.test(key) && Number.isSafeInteger(Number(key));
+
+function readWindow(raw: unknown): WindowState | undefined {
+	if (!isRecord(raw) || !isMs(raw.floor)) return undefined;
+	const done = readPacked(raw.done, isMsKey);
+	if (!done) return undefined;
+	if (raw.tie !== undefined && !isMs(raw.tie)) return undefined;
+	const count = (value: unknown) => value === undefined || (Number.isInteger(value) && (value as number) >= 0);
+	if (!count(raw.below) || !count(raw.deeper)) return undefined;
+	return {
+		floor: raw.floor,
+		done,
+		...(raw.tie !== undefined ? { tie: raw.tie as number } : {}),
+		...(raw.below !== undefined ? { below: raw.below as number } : {}),
+		...(raw.deeper !== undefined ? { deeper: raw.deeper as number } : {}),
+	};
+}
+
 function readSessions(raw: unknown): SessionsState | undefined {
-	const cursor = readCursor(raw);
-	if (!cursor || !isRecord(raw)) return undefined;
-	const pending = readNumberRecord(raw.pending);
-	const completed = readNumberRecord(raw.completed);
-	if (!pending || !completed || !isRecord(raw.abandoned)) return undefined;
-	const abandoned: SessionsState['abandoned'] = {};
-	for (const [id, entry] of Object.entries(raw.abandoned)) {
-		if (!Array.isArray(entry) || entry.length !== 2 || !isMs(entry[0]) || !isMs(entry[1])) return undefined;
-		abandoned[id] = [entry[0], entry[1]];
+	if (!isRecord(raw)) return undefined;
+	const completions = readWindow(raw.completions);
+	const horizon = readWindow(raw.horizon);
+	const seen = readPacked(raw.seen, isMsKey);
+	if (!completions || !horizon || !seen || !Array.isArray(raw.checkpoints)) return undefined;
+	const checkpoints: Array<[number, number]> = [];
+	for (const entry of raw.checkpoints as unknown[]) {
+		if (!Array.isArray(entry) || entry.length !== 2 || !isMs(entry[0]) || !Number.isInteger(entry[1]) || entry[1] < 0) return undefined;
+		checkpoints.push([entry[0], entry[1] as number]);
 	}
-	return { ...cursor, pending, abandoned, completed };
+	return { completions, horizon, checkpoints, seen };
 }
 
 /**
@@ -179,7 +135,7 @@ export function readState(raw: unknown, fingerprint: string, lists: { sessions: 
 	if (!isRecord(raw) || raw.v !== STATE_VERSION || raw.fp !== fingerprint) return undefined;
 	if (!isMs(raw.since) || !isMs(raw.polledAt) || !isMs(raw.skewMs)) return undefined;
 	const sessions = raw.sessions === undefined ? undefined : readSessions(raw.sessions);
-	const requests = raw.requests === undefined ? undefined : readCursor(raw.requests);
+	const requests = raw.requests === undefined ? undefined : readWindow(raw.requests);
 	if ((raw.sessions !== undefined && !sessions) || (raw.requests !== undefined && !requests)) return undefined;
 	// The fingerprint covers the events, so this only fails for a state written inconsistently.
 	if (lists.sessions !== (sessions !== undefined) || lists.requests !== (requests !== undefined)) return undefined;
@@ -201,4 +157,24 @@ export function readState(raw: unknown, fingerprint: string, lists: { sessions: 
 export function serverNow(serverDate: number | undefined, localNow: number, previousSkewMs: number | undefined): number {
 	if (serverDate !== undefined && Number.isFinite(serverDate)) return serverDate;
 	return localNow + (previousSkewMs ?? 0);
+}
+
+/**
+ * Keeps the checkpoints needed to place timestamps at or above `floor` (those after it, and the newest
+ * one at or before it), at most MAX_CHECKPOINTS: beyond that, the one whose removal leaves the
+ * smallest gap goes, so they stay spread over the window.
+ */
+export function pruneCheckpoints(checkpoints: Array<[number, number]>, floor: number): Array<[number, number]> {
+	const sorted = [...checkpoints].sort((a, b) => a[0] - b[0]);
+	let first = 0;
+	for (let i = 0; i < sorted.length; i++) if (sorted[i][0] <= floor) first = i;
+	const kept = sorted.slice(first);
+	while (kept.length > MAX_CHECKPOINTS) {
+		let best = 1;
+		for (let i = 2; i < kept.length - 1; i++) {
+			if (kept[i + 1][0] - kept[i - 1][0] < kept[best + 1][0] - kept[best - 1][0]) best = i;
+		}
+		kept.splice(best, 1);
+	}
+	return kept;
 }

@@ -14,7 +14,7 @@ import type { FaultOptions, Sandbox } from '../sandbox';
 import { sortRequests, startSandbox } from '../sandbox';
 import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';
 import { API_PATHS } from '../../nodes/shared/constants';
-import { limiterIds } from '../../nodes/shared/transport/limiterRegistry';
+import { limiterIds } from '../../nodes/shared/transport/limiter/registry';
 import { paginate } from '../../nodes/shared/transport/paginate';
 import { apiRequest } from '../../nodes/shared/transport/request';
 import type { LogCapture } from './helpers';

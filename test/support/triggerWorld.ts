@@ -1,21 +1,16 @@
 /**
- * A tiny in-memory model of the API for the pure tests: sessions ordered by updated_at (nulls last,
- * ties by id descending, like the sandbox), requests by created_at, a clock, and customers who start,
- * save and complete bookings. `read` pages it the way fetch.ts does (newest first, 100 per page, down
- * to the floor the diff asks for), with an optional hook that changes the data between pages.
- * Timestamps are strictly increasing unless a test sets them by hand (ties).
+ * An in-memory model of the API for the trigger's pure tests: sessions ordered by updated_at (nulls
+ * last, ties by id descending, like the sandbox), requests by created_at, a clock, and customers who
+ * start, save and complete bookings. It serves pages to the trigger's real poll loop (fetch.ts
+ * `pollChanges` with the real planner and rules), with hooks that change the data between page reads
+ * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them.
  */
-import type { Fetched, FetchedList, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
-import {
-	activityOf,
-	diff,
-	listsFor,
-	requestSortTime,
-	requestsFloor,
-	sessionSortTime,
-	sessionsFloor,
-} from '../../nodes/BookingRequestsTrigger/diff';
+import type { PageRead } from '../../nodes/shared/transport/pageReader';
+import type { TriggerEvent, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
+import type { Budget, PageSource, PollResult } from '../../nodes/BookingRequestsTrigger/fetch';
+import { pollChanges } from '../../nodes/BookingRequestsTrigger/fetch';
 import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state';
+import type { ListItem, ListName } from '../../nodes/BookingRequestsTrigger/windows';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 
 export const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
@@ -99,8 +94,25 @@ function desc(a: string | null, b: string | null): number {
 }
 
 export interface ReadHooks {
-	/** Called before each page is read (page number from 1, list name). */
-	beforePage?: (list: 'sessions' | 'requests', page: number) => void;
+	/** Called before each list page is read (list, page number, index of the call in this poll). */
+	beforePage?: (list: ListName, page: number, call: number) => void;
+}
+
+export interface WorldPollOptions extends ReadHooks {
+	/** Calls the poll may make (pages and Get requests); default unlimited. */
+	budget?: number;
+	needsRequest?: (session: BookingSession) => boolean;
+	/** Page size of the model (default 100, the contract's maximum). */
+	perPage?: number;
+	/** Send the `Date` header with 1 s resolution, like HTTP (default: exact milliseconds). */
+	secondsDate?: boolean;
+}
+
+export interface WorldPoll extends PollResult {
+	ids: string[];
+	/** Calls made per kind in this poll. */
+	pages: { sessions: number; requests: number };
+	totalCalls: number;
 }
 
 export class World {
@@ -168,90 +180,85 @@ export class World {
 		return [...this.requests].sort((a, b) => desc(a.created_at, b.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 	}
 
-	/** Pages a list like fetch.ts: newest first, `perPage` per page, down to the floor. Copies items (a snapshot per page). */
-	private readList<T extends { id: string }>(
-		name: 'sessions' | 'requests',
-		sorted: () => T[],
-		sortTime: (item: T) => number | null,
-		topTime: (item: T) => number | null,
-		floorFor: (top: number | null) => number,
-		hooks: ReadHooks,
-		perPage = 100,
-	): FetchedList<T> & { calls: number } {
-		const items: T[] = [];
-		let lowest: number | null = null;
-		let floor = -Infinity;
-		for (let page = 1; ; page++) {
-			hooks.beforePage?.(name, page);
-			this.calls++;
-			const all = sorted();
-			const pageItems = all.slice((page - 1) * perPage, page * perPage).map((item) => structuredClone(item));
-			if (page === 1) {
-				let top: number | null = null;
-				for (const item of pageItems) {
-					const at = topTime(item);
-					if (at !== null && (top === null || at > top)) top = at;
-				}
-				floor = floorFor(top);
-			}
-			items.push(...pageItems);
-			let reached = false;
-			for (const item of pageItems) {
-				const at = sortTime(item);
-				if (at === null) continue;
-				if (lowest === null || at < lowest) lowest = at;
-				if (at < floor) reached = true;
-			}
-			const exhausted = pageItems.length < perPage || page * perPage >= all.length;
-			if (exhausted || reached) return { items, exhausted, lowest, calls: page };
-		}
+	/** The model as the trigger's page source, for one poll. */
+	source(options: WorldPollOptions, count: { pages: { sessions: number; requests: number }; calls: number }, limit: number): PageSource {
+		const perPage = options.perPage ?? 100;
+		return {
+			readPage: async (list, page): Promise<PageRead<ListItem> | undefined> => {
+				if (count.calls >= limit) return undefined; // the budget is spent: nothing sent
+				options.beforePage?.(list, page, count.calls);
+				count.calls++;
+				count.pages[list]++;
+				this.calls++;
+				const all: ListItem[] = list === 'sessions' ? this.sortedSessions() : this.sortedRequests();
+				const items = all.slice((page - 1) * perPage, page * perPage).map((item) => structuredClone(item));
+				const date = options.secondsDate ? Math.floor(this.now / 1000) * 1000 : this.now;
+				return { page, items, perPage, total: all.length, serverDate: date };
+			},
+			fetchRequest: async (id) => {
+				if (count.calls >= limit) return undefined;
+				count.calls++;
+				this.calls++;
+				const request = this.requests.find((candidate) => candidate.id === id);
+				return request ? structuredClone(request) : null;
+			},
+		};
 	}
 
-	read(previous: TriggerState | undefined, settings: TriggerSettings, hooks: ReadHooks = {}): Fetched & { calls: { sessions: number; requests: number } } {
-		const lists = listsFor(settings);
-		const now = this.now;
-		const fetched: Fetched & { calls: { sessions: number; requests: number } } = { now, calls: { sessions: 0, requests: 0 } };
-		if (lists.sessions) {
-			const read = this.readList('sessions', () => this.sortedSessions(), sessionSortTime, activityOf, (top) => sessionsFloor(previous, settings, now, top), hooks);
-			fetched.calls.sessions = read.calls;
-			fetched.sessions = { items: read.items, exhausted: read.exhausted, lowest: read.lowest };
-		}
-		if (lists.requests) {
-			const read = this.readList('requests', () => this.sortedRequests(), requestSortTime, requestSortTime, (top) => requestsFloor(previous, top), hooks);
-			fetched.calls.requests = read.calls;
-			fetched.requests = { items: read.items, exhausted: read.exhausted, lowest: read.lowest };
-		}
-		return fetched;
+	/** One poll through the trigger's real loop, planner and rules. */
+	async poll(previous: TriggerState | undefined, settings: TriggerSettings, options: WorldPollOptions = {}): Promise<WorldPoll> {
+		const count = { pages: { sessions: 0, requests: 0 }, calls: 0 };
+		const limit = options.budget ?? Infinity;
+		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
+		const result = await pollChanges(this.source(options, count, limit), previous, settings, {
+			budget,
+			needsRequest: options.needsRequest,
+			localNow: () => this.now,
+		});
+		return { ...result, ids: result.events.map((event) => event.eventId), pages: count.pages, totalCalls: count.calls };
 	}
+}
 
-	/** One poll through the pure diff. */
-	poll(previous: TriggerState | undefined, settings: TriggerSettings, hooks: ReadHooks = {}) {
-		const fetched = this.read(previous, settings, hooks);
-		const result = diff(previous, fetched, settings);
-		return { ...result, calls: fetched.calls, ids: result.events.map((event) => event.eventId) };
-	}
+export interface LogEntry {
+	event: string;
+	eventId: string;
+	id: string;
+	at: number;
+	poll: number;
+	recovered?: boolean;
 }
 
 /** Runs polls while keeping the state, like an active trigger whose every poll is saved. */
 export class Runner {
 	state: TriggerState | undefined;
-	log: Array<{ event: string; eventId: string; id: string }> = [];
+	log: LogEntry[] = [];
+	polls = 0;
 
 	constructor(
 		readonly world: World,
 		public settings: TriggerSettings,
 	) {}
 
-	poll(hooks: ReadHooks = {}) {
-		const result = this.world.poll(this.state, this.settings, hooks);
-		this.state = result.state;
-		for (const event of result.events) {
-			this.log.push({ event: event.event, eventId: event.eventId, id: (event.session ?? event.request)!.id });
-		}
+	async poll(options: WorldPollOptions = {}): Promise<WorldPoll> {
+		const result = await this.world.poll(this.state, this.settings, options);
+		if (result.state) this.state = result.state;
+		this.polls++;
+		for (const event of result.events) this.log.push(entryOf(event, this.polls));
 		return result;
 	}
 
 	count(event: string, id?: string): number {
 		return this.log.filter((entry) => entry.event === event && (id === undefined || entry.id === id)).length;
 	}
+}
+
+export function entryOf(event: TriggerEvent, poll: number): LogEntry {
+	return {
+		event: event.event,
+		eventId: event.eventId,
+		id: (event.session ?? (event.request as BookingRequest)).id,
+		at: event.at,
+		poll,
+		...(event.event === 'session.completed' ? { recovered: event.recovered === true } : {}),
+	};
 }

@@ -28,7 +28,7 @@ import { shortId, withQueueWorld } from './helpers/world';
  * true: 5c then asserts that every poll ends within the budget and that the whole backlog arrives, each
  * event once.
  */
-const TRIGGER_HONOURS_POLL_BUDGET = false;
+const TRIGGER_HONOURS_POLL_BUDGET = true;
 
 const DURABLE_SCHEDULER = {
 	N8N_SCHEDULER_ENABLED: 'true',

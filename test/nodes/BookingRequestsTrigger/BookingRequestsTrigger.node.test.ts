@@ -6,6 +6,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { runningPolls } from '../../../nodes/BookingRequestsTrigger/runningPolls';
+import { setRetryRulesForTests } from '../../../nodes/shared/transport/limiter/registry';
 import { createHarness, TRIGGER_TYPE } from '../../support/inProcessN8n';
 import type { Harness } from '../../support/inProcessN8n';
 import { startSandbox } from '../../sandbox';
@@ -193,6 +195,55 @@ describe('state persistence', () => {
 	});
 });
 
+describe("n8n's poll budget (real 1 s limit)", () => {
+	test('a backlog larger than one poll: each poll ends its calls within the budget, emits the oldest events it completed, the next ones go on; each once, in order', async () => {
+		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
+		await run.poll();
+		sandbox.clock.advance(MIN);
+		const created = Array.from({ length: 1200 }, () => {
+			sandbox.clock.advance(5); // distinct timestamps, in creation order
+			return requestId(sandbox.addRequest().id);
+		});
+		sandbox.clock.advance(MIN);
+		const budgetMs = 10_000;
+		const emitted: string[] = [];
+		const durations: number[] = [];
+		for (let i = 0; i < 10; i++) {
+			const started = performance.now();
+			const outcome = await run.poll('trigger', { budgetMs });
+			durations.push(performance.now() - started);
+			emitted.push(...(outcome.items ?? []).map((item) => String(item.event_id)));
+			if (emitted.length === created.length && outcome.calls === 1) break;
+		}
+		expect(emitted).toEqual(created);
+		expect(Math.max(...durations)).toBeLessThan(budgetMs);
+		expect(durations.length).toBeGreaterThanOrEqual(3);
+		// eslint-disable-next-line no-console
+		console.log(`[budget] 1,200 requests under a 10 s budget at 1 call/s: ${durations.length} polls, longest ${(Math.max(...durations) / 1000).toFixed(1)} s`);
+	});
+
+	test('n8n 1.x (no getPollBudgetMs): the trigger works with its own 4-minute budget', async () => {
+		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
+		await run.poll('trigger', { noBudget: true });
+		const request = sandbox.addRequest();
+		expect(eventIds((await run.poll('trigger', { noBudget: true })).items)).toEqual([requestId(request.id)]);
+	});
+
+	test('a mark left by a poll that died is ignored once its budget and a request timeout have passed', async () => {
+		const running = runningPolls();
+		const key = 'wf-trigger:Booking Requests Trigger';
+		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
+		await run.poll();
+		const request = sandbox.addRequest();
+		running.set(key, Date.now() + 60_000); // another poll of this trigger is running
+		expect((await run.poll()).items).toBeNull();
+		expect(sandbox.log.filter((entry) => entry.path === REQUESTS)).toHaveLength(1); // only the baseline read
+		running.set(key, Date.now() - 1); // that poll died long ago
+		expect(eventIds((await run.poll()).items)).toEqual([requestId(request.id)]);
+		expect(running.has(key)).toBe(false);
+	});
+});
+
 describe('errors', () => {
 	test('401 and exhausted 429 fail the poll with a clear NodeApiError; nothing advances; the events come on the next good poll', async () => {
 		const run = new TriggerRun(harness, sandbox, { events: ALL });
@@ -210,10 +261,16 @@ describe('errors', () => {
 		expect(run.stored).toEqual(before);
 
 		harness.credentials = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url };
+		// A key that stays rate limited (no request accepted for the stall time, shortened here from 2 min)
+		// fails the poll; 429s from someone else's traffic only slow it down (transport tests).
 		sandbox.setFaults({ always: 429 });
-		const limited = await run.poll().catch((error: unknown) => error);
+		setRetryRulesForTests({ stallMs: 3000 });
+		const limited = await run
+			.poll()
+			.catch((error: unknown) => error)
+			.finally(() => setRetryRulesForTests(undefined));
 		expect(limited).toBeInstanceOf(NodeApiError);
-		expect((limited as NodeApiError).message).toMatch(/^Rate limit still exceeded after \d+ attempts \(429 rate_limited\)$/);
+		expect((limited as NodeApiError).message).toBe('Rate limit: no request with this API key was accepted for 3 s (429 rate_limited)');
 		expect(run.stored).toEqual(before);
 
 		sandbox.setFaults({});

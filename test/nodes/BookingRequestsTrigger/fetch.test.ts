@@ -1,89 +1,97 @@
 /**
- * fetch.ts with canned answers (a stub of n8n's request helper; the shared transport and limiter are
- * the real ones, so each call is paced ~1 s). The sandbox-backed tests cover the real server.
+ * The poll loop over HTTP (fetch.ts with the shared page reader, limiter and deadlines) on a stub of
+ * n8n's request helper: the wall-clock budget, a poll cut short by its deadline, and the pace estimate.
  */
-import type { IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { PollClock, readList } from '../../../nodes/BookingRequestsTrigger/fetch';
-import type { BookingSession } from '../../../nodes/shared/types';
-import { T0, iso, makeSession } from '../../support/triggerWorld';
+import { CallBudget, apiSource, pollChanges } from '../../../nodes/BookingRequestsTrigger/fetch';
+import { setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
+import type { BookingRequest } from '../../../nodes/shared/types';
+import { stubListServer } from '../../support/stubList';
+import { MIN, T0, iso, makeRequest, makeSettings } from '../../support/triggerWorld';
 
-jest.setTimeout(30_000);
+jest.setTimeout(60_000);
 
-let instance = 0;
+beforeAll(() => setPacingGapForTests(200));
+afterAll(() => setPacingGapForTests(1015));
 
-function stubContext(answer: (page: number) => { body: unknown; date?: number }): { ctx: IPollFunctions; pages: number[] } {
-	instance++;
-	const pages: number[] = [];
-	const ctx = {
-		getCredentials: async () => ({ apiKey: `brk_${'ab'.repeat(16)}`, baseUrl: `https://fetch-test-${instance}.example.com` }),
-		getNode: () => ({ id: 'trigger', name: 'Booking Requests Trigger', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} }),
-		helpers: {
-			httpRequestWithAuthentication: async (_type: string, options: { qs: { page: number } }) => {
-				pages.push(options.qs.page);
-				const { body, date } = answer(options.qs.page);
-				return {
-					statusCode: 200,
-					headers: date === undefined ? {} : { date: new Date(date).toUTCString() },
-					body: JSON.stringify(body),
-				};
-			},
-		},
-	} as unknown as IPollFunctions;
-	return { ctx, pages };
-}
-
-const sessionsAt = (times: number[]) => times.map((at) => makeSession({ updated_at: iso(at), created_at: iso(at) }));
-const options = (floor: number) => ({
-	path: '/api/v1/abandoned-sessions',
-	qs: {},
-	sortTime: (s: BookingSession) => (s.updated_at ? Date.parse(s.updated_at) : null),
-	topTime: (s: BookingSession) => (s.updated_at ? Date.parse(s.updated_at) : null),
-	floor: () => floor,
+describe('CallBudget', () => {
+	it('before two answers it assumes the contract pace (1 call per second); then it uses the measured pace', () => {
+		let now = 0;
+		const budget = new CallBudget(30_000, () => now);
+		expect(budget.left()).toBe(24); // 0.9 × (30 s − 2 s for the last call) ÷ 1.015 s
+		budget.answered();
+		now = 100;
+		budget.answered();
+		now = 200;
+		budget.answered();
+		expect(budget.perCallMs).toBe(100);
+		expect(budget.left()).toBe(250); // 0.9 × 27.8 s ÷ 0.1 s
+		now = 28_000;
+		expect(budget.left()).toBe(1);
+		now = 28_001;
+		expect(budget.left()).toBe(0);
+	});
 });
 
-describe('readList', () => {
-	test('reads pages until an item below the floor; reports the lowest time read; the Date header fixes "now"', async () => {
-		const all = sessionsAt(Array.from({ length: 250 }, (_, i) => T0 - i * 1000));
-		const { ctx, pages } = stubContext((page) => ({
-			body: { items: all.slice((page - 1) * 100, page * 100), pagination: { page, per_page: 100, total: 250 } },
-			date: T0 + 5000,
-		}));
-		const clock = new PollClock(undefined);
-		const read = await readList(ctx, clock, options(T0 - 150 * 1000));
-		expect(pages).toEqual([1, 2]);
-		expect(read).toMatchObject({ exhausted: false, lowest: T0 - 199 * 1000, calls: 2 });
-		expect(read.items).toHaveLength(200);
-		expect(clock.now).toBe(T0 + 5000);
+describe('pollChanges over HTTP', () => {
+	const settings = makeSettings({ events: { sessionAbandoned: false, sessionCompleted: false } });
+
+	it('a poll cut short by its deadline emits the oldest events that are complete and the next poll goes on from there', async () => {
+		let now = T0;
+		const requests: BookingRequest[] = Array.from({ length: 50 }, (_, i) => makeRequest({ created_at: iso(T0 - (i + 1) * MIN) }));
+		const sorted = () => [...requests].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+		const { ctx, calls } = stubListServer(sorted, { date: () => now });
+		const baseline = await pollChanges(apiSource(ctx, undefined), undefined, settings, { budget: new CallBudget(Date.now() + 60_000), localNow: () => now });
+		now += MIN;
+		for (let i = 0; i < 1200; i++) requests.push(makeRequest({ created_at: iso(T0 + 1000 + i * 10) }));
+		now += MIN;
+		// About 5 s: the calls that can still finish before the deadline, then the rest waits.
+		const deadline = Date.now() + 5_000;
+		calls.length = 0;
+		const started = Date.now();
+		const first = await pollChanges(apiSource(ctx, undefined, deadline), baseline.state, settings, { budget: new CallBudget(deadline), localNow: () => now });
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(first.cut).toBe(true);
+		expect(first.events.length).toBeGreaterThan(0);
+		expect(first.events.length).toBeLessThan(1200);
+		// The oldest first: exactly the first n of the 1,200, in order.
+		const created = requests.slice(50).map((request) => `request.created:${request.id}`);
+		expect(first.events.map((event) => event.eventId)).toEqual(created.slice(0, first.events.length));
+		// The next polls, with time enough, go on from there.
+		const seen = [...first.events.map((event) => event.eventId)];
+		let state = first.state;
+		for (let i = 0; i < 5; i++) {
+			const next = await pollChanges(apiSource(ctx, undefined), state, settings, { budget: new CallBudget(Date.now() + 60_000), localNow: () => now });
+			seen.push(...next.events.map((event) => event.eventId));
+			state = next.state;
+			if (!next.cut) break;
+		}
+		expect(seen).toEqual(created);
 	});
 
-	test('the end of the list: a short page, or pagination as strings', async () => {
-		const all = sessionsAt([T0, T0 - 1000]);
-		const { ctx, pages } = stubContext(() => ({ body: { items: all, pagination: { page: '1', per_page: '100', total: '2' } } }));
-		const clock = new PollClock(-7000, () => T0);
-		const read = await readList(ctx, clock, options(-Infinity));
-		expect(pages).toEqual([1]);
-		expect(read.exhausted).toBe(true);
-		expect(clock.now).toBe(T0 - 7000); // no Date header: n8n's clock + the last measured skew
+	it('nothing read before the deadline: no events and no new state (the stored state stays)', async () => {
+		const { ctx } = stubListServer(() => [makeRequest()], { date: () => T0 });
+		const result = await pollChanges(apiSource(ctx, undefined, Date.now() + 500), undefined, settings, { budget: new CallBudget(Date.now() + 500) });
+		expect(result).toMatchObject({ events: [], state: undefined, cut: true });
 	});
 
-	test('null timestamps never stop the reading', async () => {
-		const nulls = Array.from({ length: 100 }, () => makeSession({ updated_at: null, created_at: null }));
-		const dated = sessionsAt([T0 - 60_000]);
-		const { ctx, pages } = stubContext((page) => ({
-			body: { items: page === 1 ? nulls : dated, pagination: { page, per_page: 100, total: 101 } },
-		}));
-		const read = await readList(ctx, new PollClock(0), options(T0));
-		expect(pages).toEqual([1, 2]);
-		expect(read.lowest).toBe(T0 - 60_000);
-	});
-
-	test('a server that ignores "page" (the same page again) fails clearly instead of paging forever', async () => {
-		const page1 = sessionsAt(Array.from({ length: 100 }, (_, i) => T0 - i));
-		const { ctx } = stubContext(() => ({ body: { items: page1, pagination: { page: 1, per_page: 100, total: 1000 } } }));
-		const error = await readList(ctx, new PollClock(0), options(-Infinity)).catch((e: unknown) => e);
+	it('a server that ignores "page" (page 2 repeats page 1) fails the poll clearly instead of reading for ever', async () => {
+		const requests: BookingRequest[] = Array.from({ length: 300 }, (_, i) => makeRequest({ created_at: iso(T0 + 10 * MIN - i * 1000) }));
+		const { ctx } = stubListServer(() => requests, {
+			date: () => T0 + 20 * MIN,
+			answer: (_call, _items, total) => ({ items: requests.slice(0, 100), pagination: { page: 1, per_page: 100, total } }),
+		});
+		const state = {
+			v: 2 as const,
+			fp: settings.fingerprint,
+			since: T0,
+			polledAt: T0,
+			skewMs: 0,
+			requests: { floor: T0, done: {} },
+		};
+		const error = await pollChanges(apiSource(ctx, undefined), state, settings, { budget: new CallBudget(Date.now() + 30_000) }).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect((error as Error).message).toMatch(/page 2 of \/api\/v1\/abandoned-sessions repeated page 1/);
+		expect((error as Error).message).toMatch(/page 2 of \/api\/v1\/requests repeated only items of earlier pages; the server may ignore the "page" parameter/);
 	});
 });

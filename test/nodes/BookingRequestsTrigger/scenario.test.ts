@@ -2,7 +2,8 @@
  * Scripted scenario: 300 customers over 10 polls with churn (saves), completions (some after being
  * reported abandoned), bookings without a draft and direct requests, against the sandbox with the real
  * rate limit, through n8n's PollContext. A model of the rules computes the events each poll must
- * emit; the test asserts them exactly and prints expected vs emitted events and calls per poll.
+ * emit; the test asserts them exactly and prints expected vs emitted events, calls per poll, the
+ * sessions remembered as seen abandoned and the state size.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -23,7 +24,8 @@ interface Row {
 	emitted: { abandoned: number; completed: number; recovered: number; requests: number };
 	calls: { sessions: number; requests: number; total: number };
 	stateBytes: number;
-	pending: number;
+	/** Sessions in the seen-abandoned memory. */
+	seen: number;
 }
 
 let sandbox: Sandbox;
@@ -111,7 +113,7 @@ test('300 sessions over 10 polls with churn: expected vs emitted events, calls p
 				total: outcome.calls,
 			},
 			stateBytes: JSON.stringify(stored ?? {}).length,
-			pending: Object.keys((stored?.sessions as IDataObject | undefined)?.pending ?? {}).length,
+			seen: Object.values(((stored?.sessions as IDataObject | undefined)?.seen ?? {}) as Record<string, string>).join('').length / 8,
 		});
 	};
 
@@ -141,10 +143,10 @@ test('300 sessions over 10 polls with churn: expected vs emitted events, calls p
 		{ expected: 0, emitted: 0, calls: 0 },
 	);
 	const table = [
-		'poll      | expected ab/co(rec)/req | emitted ab/co(rec)/req | calls sess+req | pending | state bytes',
+		'poll      | expected ab/co(rec)/req | emitted ab/co(rec)/req | calls sess+req | seen    | state bytes',
 		...rows.map(
 			(row) =>
-				`${row.poll.padEnd(9)} | ${`${row.expected.abandoned}/${row.expected.completed}(${row.expected.recovered})/${row.expected.requests}`.padEnd(23)} | ${`${row.emitted.abandoned}/${row.emitted.completed}(${row.emitted.recovered})/${row.emitted.requests}`.padEnd(22)} | ${`${row.calls.sessions}+${row.calls.requests}`.padEnd(14)} | ${String(row.pending).padEnd(7)} | ${row.stateBytes}`,
+				`${row.poll.padEnd(9)} | ${`${row.expected.abandoned}/${row.expected.completed}(${row.expected.recovered})/${row.expected.requests}`.padEnd(23)} | ${`${row.emitted.abandoned}/${row.emitted.completed}(${row.emitted.recovered})/${row.emitted.requests}`.padEnd(22)} | ${`${row.calls.sessions}+${row.calls.requests}`.padEnd(14)} | ${String(row.seen).padEnd(7)} | ${row.stateBytes}`,
 		),
 		`total: expected ${total.expected} events, emitted ${total.emitted}, ${total.calls} calls in ${rows.length} polls; 429s from the API: ${sandbox.stats().rateLimited}`,
 	].join('\n');

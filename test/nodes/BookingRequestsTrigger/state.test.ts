@@ -1,115 +1,160 @@
+/**
+ * The trigger's state: compact memories (hashed ids), their bounds and sizes, reading a stored state
+ * back, checkpoints, and the server's time.
+ */
 import { PollClock } from '../../../nodes/BookingRequestsTrigger/fetch';
-import type { SessionsState } from '../../../nodes/BookingRequestsTrigger/state';
-import {
-	EDGE_WINDOW_MS,
-	LIMITS,
-	RETENTION_MS,
-	edgeKey,
-	pruneEdge,
-	pruneSessions,
-	readState,
-	serverNow,
-	timeOf,
-} from '../../../nodes/BookingRequestsTrigger/state';
+import { CODE_LENGTH, DAY_MS, KeySet, SEEN_LIMIT, SEEN_RETENTION_DAYS, SeenMemory, codeOf } from '../../../nodes/BookingRequestsTrigger/memory';
+import { MAX_CHECKPOINTS, pruneCheckpoints, readState, serverNow, timeOf } from '../../../nodes/BookingRequestsTrigger/state';
 import { MIN, Runner, T0, World, makeSettings, uuid } from '../../support/triggerWorld';
 
-const DAY = 86_400_000;
-
-function sessionsState(overrides: Partial<SessionsState> = {}): SessionsState {
-	return { cursor: T0, edge: [], pending: {}, abandoned: {}, completed: {}, ...overrides };
-}
-
-describe('state bounds', () => {
-	it('edge keys: only the window under the cursor, at most LIMITS.edge, newest kept', () => {
-		const keys = [edgeKey('a', T0), edgeKey('b', T0 - EDGE_WINDOW_MS), edgeKey('c', T0 - EDGE_WINDOW_MS - 1), edgeKey('a', T0)];
-		expect(pruneEdge(keys, T0)).toEqual([edgeKey('a', T0), edgeKey('b', T0 - EDGE_WINDOW_MS)]);
-		const many = Array.from({ length: LIMITS.edge + 50 }, (_, i) => edgeKey(`id${i}`, T0 - i));
-		const kept = pruneEdge(many, T0);
-		expect(kept).toHaveLength(LIMITS.edge);
-		expect(kept).toContain(edgeKey('id0', T0));
-		expect(kept).not.toContain(edgeKey(`id${LIMITS.edge + 49}`, T0 - LIMITS.edge - 49));
-		expect(pruneEdge(keys, null)).toHaveLength(3);
+describe('hashed ids', () => {
+	it('an id is remembered as 8 base64url characters; the id itself is not in the state', () => {
+		const id = uuid();
+		expect(codeOf(id)).toMatch(/^[A-Za-z0-9_-]{8}$/);
+		expect(codeOf(id)).toHaveLength(CODE_LENGTH);
+		expect(codeOf(id)).toBe(codeOf(id));
+		expect(codeOf(id)).not.toBe(codeOf(uuid()));
 	});
 
-	it('abandoned: kept 30 days after being seen abandoned, at most LIMITS.abandoned (most recent kept)', () => {
-		const now = T0 + 60 * DAY;
-		const abandoned: SessionsState['abandoned'] = {
-			fresh: [T0, now - RETENTION_MS.abandoned],
-			stale: [T0, now - RETENTION_MS.abandoned - 1],
-		};
-		expect(Object.keys(pruneSessions(sessionsState({ abandoned }), now).abandoned)).toEqual(['fresh']);
-		const lots: SessionsState['abandoned'] = {};
-		for (let i = 0; i < LIMITS.abandoned + 10; i++) lots[`s${i}`] = [T0, now - i];
-		const pruned = pruneSessions(sessionsState({ abandoned: lots }), now).abandoned;
-		expect(Object.keys(pruned)).toHaveLength(LIMITS.abandoned);
-		expect(pruned.s0).toBeDefined();
-		expect(pruned[`s${LIMITS.abandoned + 9}`]).toBeUndefined();
+	it('KeySet: ids by timestamp, pruned below a floor, JSON round trip', () => {
+		const set = new KeySet();
+		set.add(T0, 'a');
+		set.add(T0, 'b');
+		set.add(T0 + 5, 'c');
+		expect(set.has(T0, 'a') && set.has(T0, 'b') && set.has(T0 + 5, 'c')).toBe(true);
+		expect(set.has(T0 + 5, 'a')).toBe(false);
+		const packed = set.encode();
+		expect(Object.keys(packed)).toEqual([String(T0), String(T0 + 5)]);
+		expect(JSON.stringify(packed)).not.toContain('"a"');
+		const back = KeySet.decode(JSON.parse(JSON.stringify(packed)));
+		expect(back.size).toBe(3);
+		const pruned = back.above(T0);
+		expect(pruned.size).toBe(1);
+		expect(pruned.has(T0 + 5, 'c')).toBe(true);
+	});
+});
+
+describe('seen memory (sessions seen abandoned)', () => {
+	it(`50,000 sessions over 30 days fit in ${SEEN_LIMIT * CODE_LENGTH} characters; measured size`, () => {
+		const memory = new SeenMemory();
+		const ids = Array.from({ length: 50_000 }, () => uuid());
+		ids.forEach((id, i) => memory.add(id, T0 + Math.floor((i / ids.length) * 30) * DAY_MS));
+		memory.prune(T0 + 29 * DAY_MS);
+		expect(memory.droppedForBound).toBe(0);
+		const bytes = JSON.stringify(memory.encode()).length;
+		// eslint-disable-next-line no-console
+		console.log(`[state] seen memory: 50,000 sessions over 30 days = ${bytes} bytes of static data`);
+		expect(bytes).toBeLessThan(410_000);
+		const back = SeenMemory.decode(JSON.parse(JSON.stringify(memory.encode())));
+		expect(ids.every((id) => back.has(id))).toBe(true);
+		expect(back.has(uuid())).toBe(false);
 	});
 
-	it('completed: kept 7 days after last listed, at most LIMITS.completed', () => {
-		const now = T0 + 30 * DAY;
-		const completed = { fresh: now - RETENTION_MS.completed, stale: now - RETENTION_MS.completed - 1 };
-		expect(Object.keys(pruneSessions(sessionsState({ completed }), now).completed)).toEqual(['fresh']);
-		const lots: Record<string, number> = {};
-		for (let i = 0; i < LIMITS.completed + 10; i++) lots[`s${i}`] = now - i;
-		expect(Object.keys(pruneSessions(sessionsState({ completed: lots }), now).completed)).toHaveLength(LIMITS.completed);
+	it('forgets sessions seen abandoned more than 30 days ago', () => {
+		const memory = new SeenMemory();
+		memory.add('old', T0);
+		memory.add('recent', T0 + 10 * DAY_MS);
+		memory.prune(T0 + (SEEN_RETENTION_DAYS + 1) * DAY_MS);
+		expect(memory.has('old')).toBe(false);
+		expect(memory.has('recent')).toBe(true);
+		expect(memory.droppedForBound).toBe(0);
 	});
 
-	it('pending: at most LIMITS.pending, the most recent activity kept', () => {
-		const pending: Record<string, number> = {};
-		for (let i = 0; i < LIMITS.pending + 5; i++) pending[`s${i}`] = T0 - i;
-		const pruned = pruneSessions(sessionsState({ pending }), T0).pending;
-		expect(Object.keys(pruned)).toHaveLength(LIMITS.pending);
-		expect(pruned.s0).toBe(T0);
-		expect(pruned[`s${LIMITS.pending + 4}`]).toBeUndefined();
+	it('past the bound, the oldest day is dropped whole and counted (the node logs a warning)', () => {
+		const memory = new SeenMemory();
+		for (let i = 0; i < 30; i++) memory.add(`day0-${i}`, T0);
+		for (let i = 0; i < 30; i++) memory.add(`day1-${i}`, T0 + DAY_MS);
+		memory.prune(T0 + DAY_MS, 40);
+		expect(memory.droppedForBound).toBe(30);
+		expect(memory.has('day0-0')).toBe(false);
+		expect(memory.has('day1-0')).toBe(true);
+		expect(memory.size).toBe(30);
 	});
 
-	it('a busy workspace keeps the stored state within its bounds over many polls', () => {
+	it('over polls, the memory past its bound warns through the poll result', async () => {
+		const world = new World();
+		const runner = new Runner(world, makeSettings({ events: { sessionCompleted: false, requestCreated: false } }));
+		await runner.poll();
+		const packed: Record<string, string> = {};
+		// A state that holds SEEN_LIMIT sessions seen yesterday and the day before.
+		const day = Math.floor(world.now / DAY_MS);
+		packed[String(day - 2)] = Array.from({ length: SEEN_LIMIT / 2 }, () => codeOf(uuid())).join('');
+		packed[String(day - 1)] = Array.from({ length: SEEN_LIMIT / 2 }, () => codeOf(uuid())).join('');
+		runner.state!.sessions!.seen = packed;
+		world.start();
+		world.advance(31 * MIN);
+		const result = await runner.poll();
+		expect(result.events).toHaveLength(1);
+		expect(result.forgotten).toBe(SEEN_LIMIT / 2);
+		expect(JSON.stringify(runner.state).length).toBeLessThan(500_000);
+	});
+});
+
+describe('state size does not grow with traffic', () => {
+	it('a busy workspace (thousands of sessions, completions, requests) keeps the state small apart from the seen memory', async () => {
 		const world = new World();
 		const runner = new Runner(world, makeSettings({ abandonedAfterMs: 24 * 60 * MIN }));
-		runner.poll();
-		for (let round = 0; round < 6; round++) {
+		await runner.poll();
+		const sizes: number[] = [];
+		for (let round = 0; round < 8; round++) {
 			for (let i = 0; i < 500; i++) {
 				world.advance(50);
 				const session = world.start();
 				if (i % 3 === 0) world.complete(session);
+				if (i % 5 === 0) world.addRequest();
 			}
 			world.advance(60 * MIN);
-			runner.poll();
+			await runner.poll();
+			const { seen, ...rest } = runner.state!.sessions!;
+			sizes.push(JSON.stringify({ ...runner.state, sessions: rest }).length);
+			expect(seen).toEqual({}); // nobody idle for 24 h yet
 		}
-		const state = runner.state!;
-		expect(Object.keys(state.sessions!.pending).length).toBeLessThanOrEqual(LIMITS.pending);
-		expect(Object.keys(state.sessions!.completed).length).toBeLessThanOrEqual(LIMITS.completed);
-		expect(state.sessions!.edge.length).toBeLessThanOrEqual(LIMITS.edge);
-		expect(state.requests!.edge.length).toBeLessThanOrEqual(LIMITS.edge);
-		// Worst case size of the static data stays in the hundreds of kilobytes.
-		expect(JSON.stringify(state).length).toBeLessThan(400_000);
+		expect(Math.max(...sizes)).toBeLessThan(2_000);
+	});
+});
+
+describe('checkpoints', () => {
+	it('keeps the newest one at or before the horizon floor and those after it, at most MAX_CHECKPOINTS, spread out', () => {
+		const checkpoints: Array<[number, number]> = Array.from({ length: 200 }, (_, i) => [T0 + i * MIN, i * 10]);
+		const kept = pruneCheckpoints(checkpoints, T0 + 100 * MIN + 30_000);
+		expect(kept[0]).toEqual([T0 + 100 * MIN, 1000]);
+		expect(kept.at(-1)).toEqual([T0 + 199 * MIN, 1990]);
+		expect(kept).toHaveLength(MAX_CHECKPOINTS);
+		const gaps = kept.slice(1).map((checkpoint, i) => checkpoint[0] - kept[i][0]);
+		expect(Math.max(...gaps)).toBeLessThanOrEqual(4 * MIN);
 	});
 });
 
 describe('reading state back', () => {
 	it('returns a copy: changing it does not change the stored object', () => {
-		const id = uuid();
 		const raw = {
-			v: 1,
+			v: 2,
 			fp: 'fp',
 			since: T0,
 			polledAt: T0,
 			skewMs: 0,
-			sessions: { cursor: T0, edge: [], pending: { [id]: T0 }, abandoned: {}, completed: {} },
+			requests: { floor: T0, done: { [String(T0)]: codeOf('x') }, below: 3 },
 		};
-		const state = readState(raw, 'fp', { sessions: true, requests: false })!;
-		state.sessions!.pending[id] = 0;
-		expect(raw.sessions.pending[id]).toBe(T0);
+		const state = readState(raw, 'fp', { sessions: false, requests: true })!;
+		state.requests!.done[String(T0)] = '';
+		expect(raw.requests.done[String(T0)]).toBe(codeOf('x'));
 	});
 
-	it('refuses malformed parts', () => {
-		const base = { v: 1, fp: 'fp', since: T0, polledAt: T0, skewMs: 0, requests: { cursor: T0, edge: [] } };
-		expect(readState(base, 'fp', { sessions: false, requests: true })).toBeDefined();
-		expect(readState({ ...base, requests: { cursor: 'x', edge: [] } }, 'fp', { sessions: false, requests: true })).toBeUndefined();
-		expect(readState({ ...base, requests: { cursor: T0, edge: [1] } }, 'fp', { sessions: false, requests: true })).toBeUndefined();
-		expect(readState({ ...base, since: null }, 'fp', { sessions: false, requests: true })).toBeUndefined();
-		expect(readState(base, 'other', { sessions: false, requests: true })).toBeUndefined();
+	it('refuses malformed parts (a new baseline, never an error)', () => {
+		const base = { v: 2, fp: 'fp', since: T0, polledAt: T0, skewMs: 0, requests: { floor: T0, done: {} } };
+		const lists = { sessions: false, requests: true };
+		expect(readState(base, 'fp', lists)).toBeDefined();
+		expect(readState({ ...base, requests: { floor: 'x', done: {} } }, 'fp', lists)).toBeUndefined();
+		expect(readState({ ...base, requests: { floor: T0, done: { [String(T0)]: 'short' } } }, 'fp', lists)).toBeUndefined();
+		expect(readState({ ...base, requests: { floor: T0, done: { soon: codeOf('x') } } }, 'fp', lists)).toBeUndefined();
+		expect(readState({ ...base, requests: { floor: T0, done: {}, below: -1 } }, 'fp', lists)).toBeUndefined();
+		expect(readState({ ...base, since: null }, 'fp', lists)).toBeUndefined();
+		expect(readState(base, 'other', lists)).toBeUndefined();
+		const sessions = { completions: { floor: T0, done: {} }, horizon: { floor: T0, done: {} }, checkpoints: [[T0, 5]], seen: {} };
+		const withSessions = { ...base, requests: undefined, sessions };
+		expect(readState(withSessions, 'fp', { sessions: true, requests: false })).toBeDefined();
+		expect(readState({ ...withSessions, sessions: { ...sessions, checkpoints: [[T0]] } }, 'fp', { sessions: true, requests: false })).toBeUndefined();
+		expect(readState({ ...withSessions, sessions: { ...sessions, seen: { x: 'y' } } }, 'fp', { sessions: true, requests: false })).toBeUndefined();
 	});
 });
 

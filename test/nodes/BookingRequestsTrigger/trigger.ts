@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Harness, PollState } from '../../support/inProcessN8n';
+import type { Harness, PollOptions, PollState } from '../../support/inProcessN8n';
 import type { Sandbox } from '../../sandbox';
 
 export const NODE_DATA_KEY = 'node:Booking Requests Trigger';
@@ -35,11 +35,11 @@ export class TriggerRun {
 		return node?.bookingRequestsTrigger ? (JSON.parse(JSON.stringify(node.bookingRequestsTrigger)) as IDataObject) : undefined;
 	}
 
-	async poll(mode: 'trigger' | 'manual' = 'trigger'): Promise<PollOutcome> {
+	async poll(mode: 'trigger' | 'manual' = 'trigger', options: PollOptions = {}): Promise<PollOutcome> {
 		const saved = JSON.stringify(this.state.staticData);
 		const logStart = this.sandbox.log.length;
 		try {
-			const result = await this.harness.poll(this.parameters, this.state, mode);
+			const result = await this.harness.poll(this.parameters, this.state, mode, options);
 			const items = result ? result[0].map((item) => item.json) : null;
 			const keep = result !== null || this.keepStateOfNullPolls;
 			// What n8n writes to its database is JSON; a poll whose data is not saved leaves the older copy.

@@ -9,7 +9,6 @@ import { acceptedGaps, rateLimitedCount } from '../../../../support/sandboxGaps'
 import type { Sandbox } from '../../../../sandbox';
 import { hashKey, startSandbox } from '../../../../sandbox';
 import { keyIdOf } from '../../../../../nodes/shared/transport/keyId';
-import * as compat from '../../../../../nodes/shared/transport/limiterRegistry';
 import { PACING } from '../../../../../nodes/shared/transport/limiter/pacing';
 import { limiterFor, limiterIds, setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';
 
@@ -82,12 +81,6 @@ describe('limiter registry', () => {
 			setPacingGapForTests(PACING.minGapMs);
 		}
 		expect(limiterIds()).not.toContain('https://fast.example#k1');
-	});
-
-	test('the former path limiterRegistry.ts re-exports the same functions', () => {
-		expect(compat.limiterFor).toBe(limiterFor);
-		expect(compat.limiterIds).toBe(limiterIds);
-		expect(compat.setPacingGapForTests).toBe(setPacingGapForTests);
 	});
 
 	test('pauseFor holds every job of the key (a Retry-After)', async () => {

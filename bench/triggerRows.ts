@@ -1,0 +1,105 @@
+/**
+ * Benchmark row of the trigger (child-process entry, like row-main.ts: prints its RowResult list as
+ * JSON on the last line): a backlog of changes — n8n was down while customers kept booking and leaving
+ * — drained by polls in n8n-core's real PollContext with n8n's durable-scheduler budget of 36 s, against
+ * the sandbox with the contract's real limit (1 request per second per key).
+ *
+ * The physical minimum counted: every page of the three windows the backlog fills (new requests; the
+ * sessions for completions; the same sessions again, a delay later, for abandonments), since events
+ * come oldest first and the two session windows sit a delay apart in the list.
+ *
+ * Usage: node scripts/ts-run.js bench/triggerRows.ts backlog <sessions>   (requests: 2 per session)
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { createHarness } from '../test/support/inProcessN8n';
+import type { PollState } from '../test/support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
+import { hashKey, startSandbox } from '../test/sandbox';
+import type { RowResult } from './rows';
+
+const BUDGET_MS = 36_000;
+const MIN = 60_000;
+const ceil100 = (n: number) => Math.ceil(n / 100);
+const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+export async function triggerBacklogRow(sessions: number): Promise<RowResult> {
+	const sandbox = await startSandbox({ sizes: { requests: 50, sessions: 50 } });
+	try {
+		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+		const parameters = { events: ['sessionAbandoned', 'sessionCompleted', 'requestCreated'], abandonedAfterMinutes: 30 };
+		const state: PollState = { staticData: {} };
+		await harness.poll(parameters, state, 'trigger', { budgetMs: BUDGET_MS }); // activation: baseline
+
+		// The backlog: `sessions` customers over 3 hours, 1 in 3 books; as many requests again arrive directly.
+		let expected = 0;
+		let requests = 0;
+		for (let i = 0; i < sessions; i++) {
+			sandbox.clock.advance(Math.floor((3 * 60 * MIN) / sessions));
+			const session = sandbox.startSession();
+			if (i % 3 === 0) {
+				sandbox.completeSession(session.id);
+				expected += 2; // the completion and its request
+				requests++;
+			} else expected++; // the abandonment
+			sandbox.addRequest();
+			requests++;
+			expected++;
+		}
+		sandbox.clock.advance(31 * MIN);
+		sandbox.clearLog();
+
+		const ids = new Set<string>();
+		let events = 0;
+		let polls = 0;
+		let longest = 0;
+		let seconds = 0;
+		let stateBytes = 0;
+		for (let quiet = false; !quiet && polls < 200; polls++) {
+			const calls = sandbox.log.length;
+			const started = performance.now();
+			const result = await harness.poll(parameters, state, 'trigger', { budgetMs: BUDGET_MS });
+			const took = (performance.now() - started) / 1000;
+			seconds += took;
+			longest = Math.max(longest, took);
+			state.staticData = JSON.parse(JSON.stringify(state.staticData)) as IDataObject;
+			const stored = (state.staticData['node:Booking Requests Trigger'] as IDataObject | undefined)?.bookingRequestsTrigger;
+			stateBytes = Math.max(stateBytes, JSON.stringify(stored ?? {}).length);
+			const items = result ? result[0] : [];
+			for (const item of items) ids.add(String(item.json.event_id));
+			events += items.length;
+			quiet = items.length === 0 && sandbox.log.length - calls === 2;
+		}
+		if (ids.size !== expected || events !== expected) throw new Error(`expected ${expected} events once each, got ${events} (${ids.size} distinct)`);
+		const minCalls = ceil100(requests) + 2 * ceil100(sessions);
+		const gaps = acceptedGaps(sandbox.log, hashKey(sandbox.keys.demo));
+		return {
+			row: `Trigger: backlog of ${expected.toLocaleString('en-US')} events drained under a 36 s poll budget`,
+			items: events,
+			calls: sandbox.log.length,
+			minCalls,
+			seconds,
+			minSeconds: minCalls - 1,
+			rateLimited: rateLimitedCount(sandbox.log, hashKey(sandbox.keys.demo)),
+			minGapMs: gaps.length ? Math.min(...gaps) : null,
+			peakRssMb: peakRssMb(),
+			note: `${polls} polls (the last one quiet), longest poll ${longest.toFixed(1)} s of 36 s, every event once; state at most ${stateBytes.toLocaleString('en-US')} bytes; minimum = pages of the 3 windows`,
+		};
+	} finally {
+		await sandbox.close();
+	}
+}
+
+if (process.argv[1]?.endsWith('triggerRows.ts')) {
+	const [name, arg] = process.argv.slice(2);
+	const run = name === 'backlog' ? triggerBacklogRow(Number(arg)) : Promise.reject(new Error(`unknown trigger row ${name}`));
+	run
+		.then((row) => {
+			process.stdout.write(`\n${JSON.stringify([row])}\n`);
+			process.exit(0);
+		})
+		.catch((error: unknown) => {
+			console.error(error);
+			process.exit(1);
+		});
+}

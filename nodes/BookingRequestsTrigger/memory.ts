@@ -1,0 +1,160 @@
+/**
+ * Compact, JSON-safe memories of ids for the trigger's state. An id is remembered as the first 6 bytes
+ * of its SHA-256, written as 8 base64url characters, so a remembered id costs 8 bytes of static data
+ * whatever its length, and no id is stored in clear. Two different ids share a code with probability
+ * 2^-48 per pair: with 50,000 codes remembered, a new id collides with one of them about once in 5
+ * billion lookups (the effect would be one missed re-report, never a crash).
+ *
+ * - `KeySet`: ids processed at a given timestamp, above a list's floor (ties and late rows at the
+ *   boundary). Grouped by timestamp so that pruning below a new floor is a key deletion.
+ * - `SeenMemory`: sessions seen abandoned, bucketed by UTC day, bounded (see SEEN_LIMIT).
+ */
+import { createHash } from 'node:crypto';
+
+export const CODE_LENGTH = 8;
+
+/** The 8-character code of an id. */
+export function codeOf(id: string): string {
+	return createHash('sha256').update(id).digest().subarray(0, 6).toString('base64url');
+}
+
+function splitCodes(packed: string): string[] {
+	const codes: string[] = [];
+	for (let at = 0; at + CODE_LENGTH <= packed.length; at += CODE_LENGTH) codes.push(packed.slice(at, at + CODE_LENGTH));
+	return codes;
+}
+
+const CODE_RE = /^(?:[A-Za-z0-9_-]{8})*$/;
+
+/** Whether a stored string is a valid run of codes. */
+export function isPackedCodes(value: unknown): value is string {
+	return typeof value === 'string' && CODE_RE.test(value);
+}
+
+/** Stored form of a KeySet: timestamp (ms, as a decimal string) → concatenated codes. */
+export type PackedKeys = Record<string, string>;
+
+/** Ids (as codes) by timestamp. */
+export class KeySet {
+	private readonly byTime = new Map<number, Set<string>>();
+
+	static decode(packed: PackedKeys | undefined): KeySet {
+		const set = new KeySet();
+		for (const [time, codes] of Object.entries(packed ?? {})) {
+			const ms = Number(time);
+			if (!Number.isFinite(ms)) continue;
+			for (const code of splitCodes(codes)) set.addCode(ms, code);
+		}
+		return set;
+	}
+
+	private addCode(ms: number, code: string): void {
+		let codes = this.byTime.get(ms);
+		if (!codes) this.byTime.set(ms, (codes = new Set()));
+		codes.add(code);
+	}
+
+	add(ms: number, id: string): void {
+		this.addCode(ms, codeOf(id));
+	}
+
+	has(ms: number, id: string): boolean {
+		return this.byTime.get(ms)?.has(codeOf(id)) ?? false;
+	}
+
+	/** A copy keeping only the timestamps above `floor`. */
+	above(floor: number): KeySet {
+		const copy = new KeySet();
+		for (const [ms, codes] of this.byTime) if (ms > floor) for (const code of codes) copy.addCode(ms, code);
+		return copy;
+	}
+
+	get size(): number {
+		let size = 0;
+		for (const codes of this.byTime.values()) size += codes.size;
+		return size;
+	}
+
+	encode(): PackedKeys {
+		const out: PackedKeys = {};
+		for (const ms of [...this.byTime.keys()].sort((a, b) => a - b)) out[String(ms)] = [...(this.byTime.get(ms) as Set<string>)].join('');
+		return out;
+	}
+}
+
+export const DAY_MS = 86_400_000;
+/** A session seen abandoned is remembered for this long (by the day it became abandoned). */
+export const SEEN_RETENTION_DAYS = 30;
+/**
+ * At most this many sessions remembered as seen abandoned: 56,000 codes are 448,000 characters of
+ * static data (+ 31 day keys). Past it, the oldest day is dropped whole (and the node logs a warning).
+ */
+export const SEEN_LIMIT = 56_000;
+
+/** Stored form: UTC day number (days since 1970-01-01, as a decimal string) → concatenated codes. */
+export type PackedSeen = Record<string, string>;
+
+/** Sessions this trigger saw abandoned, for "once per session", `recovered` and Only Recovered. */
+export class SeenMemory {
+	private readonly days = new Map<number, string[]>();
+	private readonly codes = new Set<string>();
+	/** Sessions forgotten because of the bound in the last `prune` (not because of age). */
+	droppedForBound = 0;
+
+	static decode(packed: PackedSeen | undefined): SeenMemory {
+		const memory = new SeenMemory();
+		for (const [day, codes] of Object.entries(packed ?? {})) {
+			const number = Number(day);
+			if (!Number.isInteger(number)) continue;
+			const list = splitCodes(codes);
+			memory.days.set(number, list);
+			for (const code of list) memory.codes.add(code);
+		}
+		return memory;
+	}
+
+	has(id: string): boolean {
+		return this.codes.has(codeOf(id));
+	}
+
+	/** Remembers `id` as seen abandoned at `at` (ms). */
+	add(id: string, at: number): void {
+		const code = codeOf(id);
+		if (this.codes.has(code)) return;
+		this.codes.add(code);
+		const day = Math.floor(at / DAY_MS);
+		const list = this.days.get(day);
+		if (list) list.push(code);
+		else this.days.set(day, [code]);
+	}
+
+	get size(): number {
+		let size = 0;
+		for (const list of this.days.values()) size += list.length;
+		return size;
+	}
+
+	/** Forgets days older than the retention, then whole oldest days while over `limit`. */
+	prune(now: number, limit = SEEN_LIMIT): void {
+		const oldest = Math.floor(now / DAY_MS) - SEEN_RETENTION_DAYS;
+		this.droppedForBound = 0;
+		for (const day of [...this.days.keys()]) if (day < oldest) this.forgetDay(day);
+		const days = [...this.days.keys()].sort((a, b) => a - b);
+		while (this.size > limit && days.length > 0) {
+			const day = days.shift() as number;
+			this.droppedForBound += (this.days.get(day) as string[]).length;
+			this.forgetDay(day);
+		}
+	}
+
+	private forgetDay(day: number): void {
+		for (const code of this.days.get(day) ?? []) this.codes.delete(code);
+		this.days.delete(day);
+	}
+
+	encode(): PackedSeen {
+		const out: PackedSeen = {};
+		for (const day of [...this.days.keys()].sort((a, b) => a - b)) out[String(day)] = (this.days.get(day) as string[]).join('');
+		return out;
+	}
+}

@@ -1,0 +1,424 @@
+/**
+ * Which page to read next: a pure planner, driven page by page by the I/O loop (fetch.ts) or by the
+ * in-memory list model of the tests. It never decides what is true — windows.ts proves that from the
+ * runs actually read — it only makes the reading cheap and fits it into the poll budget:
+ *
+ * 1. Page 1 of each list (the top windows start there; it also gives `total` and the server's time).
+ * 2. Each window not covered yet is a target. Windows at the top of a list (new requests, completed
+ *    sessions) are read downward from page 1. The abandonment horizon, usually deep in the session list,
+ *    is found by position — `below` (items under the window's floor counted from the end: stable when
+ *    items are added at the top) and the checkpoints of earlier polls give a guess, the run's first read
+ *    checks it, a galloping/binary search by timestamp corrects it — or, when it is near, by reading on
+ *    from page 1.
+ * 3. The pages the poll can still afford are shared: first every window's step of progress (no window
+ *    emits past the one furthest behind), then the rest by need. A window that does not fit is read from
+ *    its oldest part: from the page holding its floor, the affordable number of pages upward, then
+ *    downward from there (windows.ts says why that is exact).
+ */
+import { isLastPage } from '../shared/transport/pageReader';
+import type { TriggerSettings } from './diff';
+import { listsFor, locatedBelow, windowsOf } from './diff';
+import type { TriggerState } from './state';
+import type { ListItem, ListName, PageObservation, Window } from './windows';
+import { coverageByRun, readBounds, runsOf, sortTime, topTime } from './windows';
+
+export interface PageRequest {
+	list: ListName;
+	page: number;
+}
+
+export interface PlanInput {
+	previous: TriggerState | undefined;
+	settings: TriggerSettings;
+	/** Every page read in this poll, in order: the driver appends each answer before resuming the plan. */
+	pages: PageObservation[];
+	/** Calls the poll can still afford (0: stop). */
+	pagesLeft: () => number;
+	/** "Now" when no answer carries a `Date` header (n8n's clock corrected by the last measured skew). */
+	fallbackNow: number;
+}
+
+/** Pages a run may read past its share when the boundary moved down meanwhile. */
+const SLACK_PAGES = 2;
+/** Pages read on from page 1 before searching, when where a window's floor lies is not known. */
+const QUICK_PAGES = 2;
+
+/**
+ * The poll's "now" on the API server's clock, after the first pages: the `Date` headers (1 s
+ * resolution, so up to a second late) raised to the newest timestamp read when that is within the
+ * second after its answer's `Date` (it happened, so it is not in the future). Never later than the
+ * server's real time.
+ */
+export function pollNow(pages: PageObservation[], fallbackNow: number): number {
+	if (pages.length === 0) return fallbackNow;
+	const bounds = readBounds(pages, fallbackNow);
+	return bounds.get(pages[pages.length - 1].seq) as number;
+}
+
+interface Target {
+	list: ListName;
+	window: Window;
+	/** Read from page 1 downward (windows at the top of the list). */
+	fromTop: boolean;
+}
+
+function pageOf(index: number, perPage: number): number {
+	return Math.max(1, Math.floor(index / perPage) + 1);
+}
+
+/** Shares `left` pages between needs: each gets its need if the equal share allows, the rest is re-shared. */
+export function shareBudget(needs: number[], left: number): number[] {
+	const shares = needs.map(() => 0);
+	const order = needs.map((_, i) => i).sort((a, b) => needs[a] - needs[b]);
+	let remaining = Math.max(0, left);
+	let count = order.length;
+	for (const i of order) {
+		const share = Math.floor(remaining / count);
+		shares[i] = Math.min(needs[i], share);
+		remaining -= shares[i];
+		count--;
+	}
+	return shares;
+}
+
+type Plan<T> = Generator<PageRequest, T, void>;
+type StopTest = (time: number, item: ListItem) => boolean;
+
+/** The stop of a window (windows.ts): an item at or below its floor, or a handled item of the tie being drained. */
+function stopOf(window: Window): StopTest {
+	return (time, item) => time <= window.lo || (window.tie !== undefined && time === window.tie && window.done.has(time, item.id));
+}
+
+export class Planner {
+	/** The poll's now (set after the first pages). */
+	now: number | undefined;
+	/** The windows of this poll (undefined for a baseline). */
+	windows: Window[] | undefined;
+
+	constructor(private readonly input: PlanInput) {}
+
+	private get pages() {
+		return this.input.pages;
+	}
+
+	private lastRead(list: ListName): PageObservation | undefined {
+		for (let i = this.pages.length - 1; i >= 0; i--) if (this.pages[i].list === list) return this.pages[i];
+		return undefined;
+	}
+
+	private latestOfPage(list: ListName, page: number): PageObservation | undefined {
+		for (let i = this.pages.length - 1; i >= 0; i--) if (this.pages[i].list === list && this.pages[i].page === page) return this.pages[i];
+		return undefined;
+	}
+
+	private shape(list: ListName): { total: number | undefined; perPage: number; lastPage: number } {
+		const last = this.lastRead(list);
+		const perPage = last?.perPage ?? 100;
+		const total = last?.total;
+		return { total, perPage, lastPage: total === undefined ? Infinity : Math.max(1, Math.ceil(total / perPage)) };
+	}
+
+	/** Pages kept for the targets still to be read (a search or a run of this one may not use them). */
+	private reserve = 0;
+
+	private read(list: ListName, page: number): PageRequest | undefined {
+		return this.input.pagesLeft() >= 1 + this.reserve ? { list, page } : undefined;
+	}
+
+	*reads(): Plan<void> {
+		const { previous, settings } = this.input;
+		const lists = listsFor(settings);
+		// Requests first: the session list, read after, is then known up to at least the newest request
+		// (a completion writes both), so neither list holds the other's events back (frontier, diff.ts).
+		for (const list of ['requests', 'sessions'] as const) {
+			if (!lists[list]) continue;
+			const request = this.read(list, 1);
+			if (!request) return;
+			yield request;
+		}
+		this.now = pollNow(this.pages, this.input.fallbackNow);
+		if (!previous) {
+			// Baseline: find where the abandonment horizon starts, so the next polls can go straight there.
+			if (lists.sessions) {
+				const horizon = this.now - settings.abandonedAfterMs;
+				if (locatedBelow(this.pages, 'sessions', horizon) === undefined) yield* this.locate('sessions', (at) => at <= horizon, 2);
+			}
+			return;
+		}
+		this.windows = windowsOf(previous, settings, this.now);
+		yield* this.readTargets(this.targetsOf(this.windows));
+	}
+
+	/**
+	 * One target per window. The completions and the horizon of the session list are read separately
+	 * even when they touch: drained from their oldest parts, they sit a whole delay apart in the list,
+	 * and reading the band between them would cost pages that no event needs. A run from page 1 that
+	 * is still open serves the horizon too when extending it is cheaper (readTarget).
+	 */
+	private targetsOf(windows: Window[]): Target[] {
+		return windows
+			.filter((window) => window.hi > window.lo)
+			.map((window) => ({ list: window.list, window, fromTop: window.hi === Infinity }));
+	}
+
+	/** The run that the next page of `list` would extend (the latest reads of the list, consecutive). */
+	private currentRun(list: ListName) {
+		return runsOf(this.pages, list).at(-1);
+	}
+
+	/** Whether the target's window is covered by what was read. */
+	private covered(target: Target): boolean {
+		const runs = runsOf(this.pages, target.list);
+		const { window } = target;
+		return window.hi <= window.lo || runs.some((run) => coverageByRun(window, run)?.complete === true);
+	}
+
+	/** Whether the current run of the target's list reached the window's stop. */
+	private runStopped(target: Target): boolean {
+		const run = this.currentRun(target.list);
+		return run !== undefined && (target.window.hi <= target.window.lo || coverageByRun(target.window, run) !== undefined);
+	}
+
+	/** The page of the first page-1 run still being extended, or 0. */
+	private openTopRunEnd(list: ListName): number {
+		const run = this.currentRun(list);
+		return run && run.pages[0].page === 1 ? run.pages[run.pages.length - 1].page : 0;
+	}
+
+	/**
+	 * Where `time` sits in the session list, counted from the end: interpolated between the checkpoints
+	 * around it (a checkpoint [t, n]: every session at or before t is at most n from the end).
+	 */
+	private fromEndAt(time: number): number | undefined {
+		const checkpoints = [...(this.input.previous?.sessions?.checkpoints ?? [])].sort((a, b) => a[0] - b[0]);
+		const after = checkpoints.find((checkpoint) => checkpoint[0] > time);
+		if (!after) return undefined;
+		const before = checkpoints.filter((checkpoint) => checkpoint[0] <= time).at(-1);
+		if (!before || after[0] === before[0]) return after[1];
+		const share = (time - before[0]) / (after[0] - before[0]);
+		return Math.round(before[1] + share * Math.max(0, after[1] - before[1]));
+	}
+
+	/** Guess of the index (in the list now) of the target's stop: the first item at or below its floor. */
+	private stopIndexGuess(target: Target): number | undefined {
+		const { total } = this.shape(target.list);
+		if (total === undefined) return undefined;
+		const { window } = target;
+		if (window.below !== undefined) return Math.max(0, total - window.below);
+		// Interpolated between checkpoints, unless the last poll saw the floor is deeper than that.
+		const estimate = target.list === 'sessions' ? this.fromEndAt(window.lo) : undefined;
+		if (estimate === undefined || (window.deeper !== undefined && estimate > window.deeper)) return undefined;
+		return Math.max(0, total - estimate);
+	}
+
+	/** Guess of the page holding the target's stop. */
+	private bottomGuess(target: Target): number | undefined {
+		const index = this.stopIndexGuess(target);
+		if (index === undefined) return undefined;
+		const { perPage, lastPage } = this.shape(target.list);
+		return Math.min(lastPage, pageOf(index, perPage));
+	}
+
+	/** Guess of the page holding the newest session at or below the horizon's top. */
+	private startGuess(window: Window): number {
+		const { total, perPage } = this.shape(window.list);
+		const fromEnd = this.fromEndAt(window.hi);
+		if (total === undefined || fromEnd === undefined) return 1;
+		const index = total - fromEnd - 1;
+		return index < 0 ? 1 : pageOf(index, perPage);
+	}
+
+	private need(target: Target): number {
+		const bottom = this.bottomGuess(target);
+		if (target.fromTop) {
+			const end = this.openTopRunEnd(target.list);
+			return bottom === undefined ? 2 : Math.max(1, bottom - end);
+		}
+		if (bottom === undefined) return 4;
+		return Math.max(1, bottom - Math.min(bottom, this.startGuess(target.window)) + 1) + 1;
+	}
+
+	/**
+	 * Pages one step of progress on the target takes: no window moves past the one furthest behind, so
+	 * every window gets its step before any gets more.
+	 */
+	private minNeed(target: Target): number {
+		const index = this.stopIndexGuess(target);
+		if (index === undefined) return QUICK_PAGES + 1;
+		const { perPage } = this.shape(target.list);
+		const end = this.openTopRunEnd(target.list);
+		const bottom = pageOf(index, perPage);
+		if (target.fromTop && end > 0 && bottom - end <= 2) return Math.max(1, bottom - end);
+		return index > 0 && index % perPage === 0 ? 2 : 1;
+	}
+
+	private *readTargets(all: Target[]): Plan<void> {
+		const open = all.filter((target) => !this.covered(target));
+		// A run from page 1 that ends within two more pages goes first (cheap, and page 1 is read already);
+		// then the windows furthest behind.
+		const quick = (target: Target) => Number(target.fromTop && this.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
+		const behind = (target: Target) => target.window.lo + target.window.offset;
+		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
+		while (open.length > 0) {
+			const left = this.input.pagesLeft();
+			if (left < 1) return;
+			const mins = open.map((target) => this.minNeed(target));
+			const needs = open.map((target) => this.need(target));
+			const minimum = mins.reduce((sum, pages) => sum + pages, 0);
+			// Each target's step first; what is left is shared by what each needs beyond it.
+			const extra = shareBudget(needs.map((pages, i) => Math.max(0, pages - mins[i])), Math.max(0, left - minimum));
+			const target = open.shift() as Target;
+			// The last one may use whatever is left (needs are estimates; a larger run only helps).
+			const share = open.length === 0 ? left : Math.max(1, Math.min(left, mins[0] + extra[0]));
+			yield* this.readTarget(target, share, minimum - mins[0]);
+		}
+	}
+
+	/** Reads the target within `share` pages, leaving `reserve` pages for the targets after it. */
+	private *readTarget(target: Target, share: number, reserve = 0): Plan<void> {
+		this.reserve = reserve;
+		if (this.covered(target)) return;
+		const list = target.list;
+		const window = target.window;
+		const isStop = stopOf(window);
+		const { perPage } = this.shape(list);
+		const end = this.openTopRunEnd(list);
+		let bottom = this.bottomGuess(target);
+		const index = this.stopIndexGuess(target);
+		let stopOpensPage = index !== undefined && index > 0 && index % perPage === 0 && bottom === pageOf(index, perPage);
+		if (target.fromTop) {
+			if (bottom !== undefined && end > 0 && bottom - end <= share) return yield* this.extendRun(target, end + 1, share);
+			if (bottom !== undefined && bottom <= share) return yield* this.extendRun(target, 1, share);
+			if (bottom === undefined && end > 0) {
+				// Where the floor is is not known: first the next pages from the top (a little more than a page
+				// changed, the usual case), then a search.
+				yield* this.extendRun(target, end + 1, Math.min(share, QUICK_PAGES), 0);
+				if (this.covered(target)) return;
+			}
+		} else if (end > 0 && bottom !== undefined && bottom - end <= Math.min(share, this.need(target))) {
+			// The run from page 1 is still open and reaches the horizon's floor as cheaply as a search would.
+			return yield* this.extendRun(target, end + 1, share);
+		}
+		const before = this.pages.length;
+		const left = () => Math.max(1, share - (this.pages.length - before));
+		if (bottom === undefined) {
+			// Where the floor is is not known: search for it, from the bound the last poll found if any.
+			const { total, perPage: size } = this.shape(list);
+			const guess =
+				window.deeper !== undefined && total !== undefined
+					? pageOf(total - window.deeper, size)
+					: target.fromTop
+						? (this.lastRead(list)?.page ?? 1) + 1
+						: this.startGuess(window);
+			bottom = yield* this.locate(list, isStop, guess);
+			if (bottom === undefined || this.covered(target)) return;
+			stopOpensPage = this.stopAtPageStart(list, bottom, isStop);
+		}
+		let start = 1;
+		if (!target.fromTop) {
+			start = Math.min(bottom, this.startGuess(window));
+			// The window may fit: make sure the run starts above its top (the probe is the run's first page).
+			if (bottom - start + 1 <= left()) {
+				const found = yield* this.locateStart(list, window.hi, start, bottom);
+				if (found === undefined || this.covered(target)) return;
+				start = found;
+			}
+		}
+		// Oldest part first: the affordable pages just above the floor (and, when the stop opens its page,
+		// the page before it too). The run itself checks where the floor is: reading goes on to the stop.
+		const last = stopOpensPage ? bottom - 1 : bottom;
+		start = Math.max(1, start, Math.min(last, bottom - left() + 1));
+		return yield* this.extendRun(target, start, Math.max(left(), bottom - start + 1));
+	}
+
+	/** Reads downward from `start` until the run reaches the target's stop, within `share` (+ slack) pages. */
+	private *extendRun(target: Target, start: number, share: number, slack = SLACK_PAGES): Plan<void> {
+		const list = target.list;
+		let page = start;
+		let read = 0;
+		// The reads just made (a search's last probes, read downward) already run through `start`: go on.
+		const run = this.currentRun(list);
+		const last = run?.pages[run.pages.length - 1].page;
+		if (run && last !== undefined && run.pages[0].page <= start && start <= last) page = last + 1;
+		else {
+			const request = this.read(list, page);
+			if (!request) return;
+			yield request;
+			page++;
+			read++;
+		}
+		while (!this.runStopped(target) && read < share + slack) {
+			const request = this.read(list, page);
+			if (!request) return;
+			yield request;
+			page++;
+			read++;
+		}
+	}
+
+	/**
+	 * The page holding the first item for which `isStop` holds (the end of the list counts), in a list
+	 * ordered so that it holds from some position on; found from a guess by galloping then bisecting.
+	 * Pages already read in this poll are used without a call. Undefined when the budget ran out first.
+	 */
+	private *locate(list: ListName, isStop: StopTest, guess: number): Plan<number | undefined> {
+		let above = 0;
+		let below = Infinity;
+		let step = 1;
+		let page = Math.max(1, Math.min(guess, this.shape(list).lastPage));
+		for (;;) {
+			let observed = this.latestOfPage(list, page);
+			if (!observed) {
+				const request = this.read(list, page);
+				if (!request) return undefined;
+				yield request;
+				observed = this.latestOfPage(list, page) as PageObservation;
+			}
+			const where = this.classify(observed, isStop);
+			if (where === 'contains') return page;
+			if (where === 'above') above = Math.max(above, page);
+			else {
+				if (page === 1) return 1;
+				below = Math.min(below, page);
+			}
+			if (below === above + 1) return below;
+			const { lastPage } = this.shape(list);
+			if (above > 0 && below !== Infinity) page = Math.floor((above + below) / 2);
+			else if (where === 'above') {
+				const next = Math.min(lastPage, page + step);
+				if (next <= page) return page;
+				page = next;
+				step *= 2;
+			} else {
+				page = Math.max(1, page - step);
+				step *= 2;
+			}
+		}
+	}
+
+	/** The page holding the last item above `time` (where a downward run over (…, time] must start). */
+	private *locateStart(list: ListName, time: number, guess: number, bottom: number): Plan<number | undefined> {
+		const page = yield* this.locate(list, (at) => at <= time, Math.min(guess, bottom));
+		if (page === undefined) return undefined;
+		const observed = this.latestOfPage(list, page);
+		const top = observed ? topTime(observed) : null;
+		const start = top === null || top <= time ? Math.max(1, page - 1) : page;
+		return Math.min(start, bottom);
+	}
+
+	/** Whether the stop sits at the very start of `page` (a run must then start on the page before). */
+	private stopAtPageStart(list: ListName, page: number, isStop: StopTest): boolean {
+		const observed = this.latestOfPage(list, page);
+		const first = observed?.items.find((item) => sortTime(list, item) !== null);
+		return page > 1 && first !== undefined && isStop(sortTime(list, first) as number, first);
+	}
+
+	private classify(page: PageObservation, isStop: StopTest): 'above' | 'contains' | 'below' {
+		const dated = page.items.filter((item) => sortTime(page.list, item) !== null);
+		if (dated.length === 0) return 'below';
+		if (isStop(sortTime(page.list, dated[0]) as number, dated[0])) return 'below';
+		if (dated.some((item) => isStop(sortTime(page.list, item) as number, item))) return 'contains';
+		// All above: on the last page the boundary is the end of the list.
+		return isLastPage(page, page.items.length, (page.page - 1) * page.perPage) ? 'contains' : 'above';
+	}
+}
