@@ -9,15 +9,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../shared/constants';
+import { bookingRequestsApiTest } from '../shared/methods/credentialTest';
 import { searchForms } from '../shared/methods/listSearch';
 import { resolveTarget } from '../shared/transport/request';
 import { assertUuid } from '../shared/validation';
-import { triggerProperties } from './description';
+import { TRIGGER_DESCRIPTION, triggerProperties } from './description';
 import type { TriggerSettings } from './diff';
 import { diff, listsFor } from './diff';
 import { fetchChanges } from './fetch';
-import { toItems } from './items';
+import type { ItemOptions } from './items';
+import { attachRequests, toItems } from './items';
 import { pickSamples } from './samples';
 import { readState, STATE_KEY } from './state';
 
@@ -26,7 +27,8 @@ const EVENT_VALUES = ['sessionAbandoned', 'sessionCompleted', 'requestCreated'] 
 interface Parameters {
 	settings: TriggerSettings;
 	formId: string | undefined;
-	includeRequest: boolean;
+	/** How events become items (items.ts); `now` is set per poll. */
+	output: Omit<ItemOptions, 'now'>;
 }
 
 async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
@@ -63,7 +65,11 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			fingerprint,
 		},
 		formId,
-		includeRequest: options.includeRequest === true && events.sessionCompleted,
+		output: {
+			simplify: ctx.getNodeParameter('simplify', true) !== false,
+			includeRequest: options.includeRequest === true && events.sessionCompleted,
+			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
+		},
 	};
 }
 
@@ -87,29 +93,32 @@ export class BookingRequestsTrigger implements INodeType {
 		icon: { light: 'file:bookingRequestsTrigger.svg', dark: 'file:bookingRequestsTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
-		description:
-			'Starts the workflow when a booking session is abandoned or completed, or a booking request arrives (polling)',
+		// "Session Abandoned after 30 min, New Request" (no arrow functions: both expression engines).
+		subtitle:
+			'={{ [$parameter["events"].includes("sessionAbandoned") ? "Session Abandoned after " + $parameter["abandonedAfterMinutes"] + " min" : "", $parameter["events"].includes("sessionCompleted") ? "Session Completed" : "", $parameter["events"].includes("requestCreated") ? "New Request" : ""].filter(Boolean).join(", ") }}',
+		description: TRIGGER_DESCRIPTION,
 		defaults: { name: 'Booking Requests Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		credentials: [{ name: 'bookingRequestsApi', required: true, testedBy: 'bookingRequestsApiTest' }],
 		properties: triggerProperties,
 	};
 
 	methods = {
 		listSearch: { searchForms },
+		credentialTest: { bookingRequestsApiTest },
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const { settings, formId, includeRequest } = await readParameters(this);
+		const { settings, formId, output } = await readParameters(this);
 
 		if (this.getMode() === 'manual') {
-			// "Fetch Test Event": the newest sample of each selected event; the state is not touched.
+			// "Fetch Test Event": up to 3 recent samples of each selected event; the state is not touched.
 			const { fetched } = await fetchChanges(this, undefined, settings, formId, { firstPageOnly: true });
 			const samples = pickSamples(fetched.sessions?.items, fetched.requests?.items, fetched.now, settings);
-			const items = await toItems(this, samples, includeRequest, fetched.requests?.items);
+			const withRequests = await attachRequests(this, samples, output, fetched.requests?.items);
+			const items = await toItems(this, withRequests, { ...output, now: fetched.now });
 			return items.length > 0 ? [items] : null;
 		}
 
@@ -124,7 +133,8 @@ export class BookingRequestsTrigger implements INodeType {
 			const { fetched, calls } = await fetchChanges(this, previous, settings, formId);
 			const { events, state, baseline } = diff(previous, fetched, settings);
 			// Built before the state is stored: a failed Get request fails the poll and nothing advances.
-			const items = await toItems(this, events, includeRequest, fetched.requests?.items);
+			const withRequests = await attachRequests(this, events, output, fetched.requests?.items);
+			const items = await toItems(this, withRequests, { ...output, now: fetched.now });
 			staticData[STATE_KEY] = state as unknown as IDataObject;
 			this.logger.debug('Booking Requests Trigger poll', {
 				baseline,
