@@ -93,9 +93,10 @@ export class BookingRequestsTrigger implements INodeType {
 		icon: { light: 'file:bookingRequestsTrigger.svg', dark: 'file:bookingRequestsTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		// "Session Abandoned after 30 min, New Request" (no arrow functions: both expression engines).
+		// "Abandoned after 30 min, Completed, New Request": short enough for the canvas, which cuts
+		// subtitles at about 25 characters (no arrow functions: both expression engines).
 		subtitle:
-			'={{ [$parameter["events"].includes("sessionAbandoned") ? "Session Abandoned after " + $parameter["abandonedAfterMinutes"] + " min" : "", $parameter["events"].includes("sessionCompleted") ? "Session Completed" : "", $parameter["events"].includes("requestCreated") ? "New Request" : ""].filter(Boolean).join(", ") }}',
+			'={{ [$parameter["events"].includes("sessionAbandoned") ? "Abandoned after " + $parameter["abandonedAfterMinutes"] + " min" : "", $parameter["events"].includes("sessionCompleted") ? "Completed" : "", $parameter["events"].includes("requestCreated") ? "New Request" : ""].filter(Boolean).join(", ") }}',
 		description: TRIGGER_DESCRIPTION,
 		defaults: { name: 'Booking Requests Trigger' },
 		polling: true,
