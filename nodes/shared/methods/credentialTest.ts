@@ -14,8 +14,8 @@ import { parseRedisUrl } from '../transport/redisUrl';
 /**
  * The credential's Test button (`testedBy` on both nodes). A function rather than the declarative
  * `test` request so that every answer gets a sentence that says what to fix: a key of the wrong
- * shape is refused before anything is sent (so a password pasted by mistake never leaves n8n), an
- * unknown host or refused connection names the host, and no text ever contains the key.
+ * shape is explained without sending anything (the test does not send a pasted password to the API),
+ * an unknown host or refused connection names the host, and no text ever contains the key.
  * n8n calls it with the decrypted credential and a context that offers only the legacy
  * `helpers.request` (n8n 1.x and 2.x alike).
  */
