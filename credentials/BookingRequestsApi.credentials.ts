@@ -1,10 +1,5 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticateGeneric, Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
+
 
 /**
  * Expression that yields the Authorization header. It is empty when the Base URL is plain http:// to a
@@ -15,6 +10,11 @@ import type {
 const AUTHORIZATION_HEADER =
 	"={{ (() => { const url = String($credentials.baseUrl || '').trim().toLowerCase(); const host = url.startsWith('http://') ? url.slice(7).split('/')[0].replace(/:\\d+$/, '') : ''; const insecure = url.startsWith('http://') && !(host === 'localhost' || host === '[::1]' || /^127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$/.test(host)); return insecure ? '' : 'Bearer ' + String($credentials.apiKey || '').trim(); })() }}";
 
+/**
+ * The Test button is `bookingRequestsApiTest` (nodes/shared/methods/credentialTest.ts), named by
+ * `testedBy` on both nodes: it explains a key of the wrong shape and an unreachable host in words,
+ * which the declarative `test` request cannot.
+ */
 export class BookingRequestsApi implements ICredentialType {
 	name = 'bookingRequestsApi';
 
@@ -22,9 +22,17 @@ export class BookingRequestsApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:bookingRequestsApi.svg', dark: 'file:bookingRequestsApi.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-booking-requests#credentials';
+	// One page per topic (nodes/shared/docs.ts DOCS_URLS.credentials): no #anchor for n8n's query to break.
+	documentationUrl = 'https://github.com/n8n-nodes-booking-requests/n8n-nodes-booking-requests/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
+		{
+			displayName:
+				'Create an API key in your Booking Requests dashboard under Integrations → API (it is shown only once). The Base URL is the address of the Booking Requests API given in your account\'s API documentation, without /api/v1.',
+			name: 'notice',
+			type: 'notice',
+			default: '',
+		},
 		{
 			displayName: 'API Key',
 			name: 'apiKey',
@@ -43,19 +51,29 @@ export class BookingRequestsApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				"The API's base address, without /api/v1. Must be https://, except http://localhost or 127.0.0.1 for a local sandbox.",
+				"The API's address, without /api/v1. Must be https://, except http://localhost or 127.0.0.1 for a local sandbox.",
+		},
+		{
+			displayName: 'Share Rate Limit Across n8n Processes',
+			name: 'shareRateLimit',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether every n8n process using this key shares one budget of 1 request per second through Redis. Only needed in n8n queue mode (a main process and workers); leave off for a single n8n.',
 		},
 		// The URL may carry the Redis password (redis://:password@host), so it is masked like one.
 		// eslint-disable-next-line @n8n/community-nodes/credential-unnecessary-password
 		{
-			displayName: 'Shared Rate Limit: Redis URL',
+			displayName: 'Redis URL',
 			name: 'redisUrl',
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
+			required: true,
 			placeholder: 'redis://:password@redis:6379/0',
+			displayOptions: { show: { shareRateLimit: [true] } },
 			description:
-				'Optional, for n8n queue mode (a main process and workers): a Redis that every n8n process can reach, e.g. the one queue mode uses. Then all processes using this API key share one budget of 1 request per second. redis:// or rediss:// (TLS). Leave empty for a single n8n process.',
+				'A Redis every n8n process can reach, e.g. the one queue mode uses: redis:// or rediss:// (TLS). All processes using this API key then share one budget of 1 request per second.',
 		},
 	];
 
@@ -66,38 +84,5 @@ export class BookingRequestsApi implements ICredentialType {
 				Authorization: AUTHORIZATION_HEADER,
 			},
 		},
-	};
-
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: "={{ String($credentials.baseUrl || '').trim().replace(/\\/+$/, '') }}",
-			url: '/api/v1/forms',
-			qs: { per_page: 1 },
-			headers: { Accept: 'application/json' },
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The API key was rejected (401). Check that it was pasted whole: a 4-character prefix ending in "_" followed by 32 hexadecimal characters. Revoked keys stop working at once. Plain http:// is only allowed for localhost.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message: 'Nothing answers at this Base URL + /api/v1/forms. Enter the base address without /api/v1.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 429,
-					message: 'Rate limited (1 request per second per key): another integration is using this key right now. Try again in a second.',
-				},
-			},
-		],
 	};
 }

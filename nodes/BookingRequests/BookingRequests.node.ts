@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { bookingRequestsApiTest } from '../shared/methods/credentialTest';
 import { searchBusinessProfiles, searchForms } from '../shared/methods/listSearch';
 import * as bookingForm from './actions/bookingForm';
 import * as bookingRequest from './actions/bookingRequest';
@@ -15,14 +16,16 @@ export class BookingRequests implements INodeType {
 		icon: { light: 'file:bookingRequests.svg', dark: 'file:bookingRequests.dark.svg' },
 		group: ['input'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// "Get Many: Booking Requests", "Get: Booking Request" (no arrow functions: both expression engines).
+		subtitle:
+			'={{ ($parameter["operation"] === "get" ? "Get: " : "Get Many: ") + ({ "bookingRequest": "Booking Request", "bookingSession": "Booking Session", "bookingForm": "Booking Form", "businessProfile": "Business Profile" }[$parameter["resource"]] || $parameter["resource"]) + ($parameter["operation"] === "get" ? "" : "s") }}',
 		description:
 			'Read booking requests, abandoned or completed booking sessions, booking forms and business profiles from the Booking Requests API',
 		defaults: { name: 'Booking Requests' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'bookingRequestsApi', required: true }],
+		credentials: [{ name: 'bookingRequestsApi', required: true, testedBy: 'bookingRequestsApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -62,6 +65,7 @@ export class BookingRequests implements INodeType {
 
 	methods = {
 		listSearch: { searchForms, searchBusinessProfiles },
+		credentialTest: { bookingRequestsApiTest },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -9,16 +9,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, REQUEST_TIMEOUT_MS } from '../shared/constants';
+import { REQUEST_TIMEOUT_MS } from '../shared/constants';
+import { bookingRequestsApiTest } from '../shared/methods/credentialTest';
 import { searchForms } from '../shared/methods/listSearch';
 import { resolveTarget } from '../shared/transport/request';
+import type { BookingSession } from '../shared/types';
 import { assertUuid } from '../shared/validation';
-import { triggerProperties } from './description';
+import { TRIGGER_DESCRIPTION, triggerProperties } from './description';
 import { runningPolls } from './runningPolls';
 import type { TriggerSettings } from './diff';
 import { listsFor } from './diff';
 import { apiSource, attachSampleRequests, CallBudget, pollChanges, readFirstPages } from './fetch';
-import { toItems } from './items';
+import type { ItemOptions } from './items';
+import { needsRequest, toItems } from './items';
 import { pickSamples } from './samples';
 import { readState, STATE_KEY } from './state';
 
@@ -27,7 +30,8 @@ const EVENT_VALUES = ['sessionAbandoned', 'sessionCompleted', 'requestCreated'] 
 interface Parameters {
 	settings: TriggerSettings;
 	formId: string | undefined;
-	includeRequest: boolean;
+	/** How events become items (items.ts); `now` is set per poll. */
+	output: Omit<ItemOptions, 'now'>;
 }
 
 async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
@@ -64,7 +68,11 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			fingerprint,
 		},
 		formId,
-		includeRequest: options.includeRequest === true && events.sessionCompleted,
+		output: {
+			simplify: ctx.getNodeParameter('simplify', true) !== false,
+			includeRequest: options.includeRequest === true && events.sessionCompleted,
+			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
+		},
 	};
 }
 
@@ -95,33 +103,38 @@ export class BookingRequestsTrigger implements INodeType {
 		icon: { light: 'file:bookingRequestsTrigger.svg', dark: 'file:bookingRequestsTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
-		description:
-			'Starts the workflow when a booking session is abandoned or completed, or a booking request arrives (polling)',
+		// "Abandoned after 30 min, Completed, New Request": short enough for the canvas, which cuts
+		// subtitles at about 25 characters (no arrow functions: both expression engines).
+		subtitle:
+			'={{ [$parameter["events"].includes("sessionAbandoned") ? "Abandoned after " + $parameter["abandonedAfterMinutes"] + " min" : "", $parameter["events"].includes("sessionCompleted") ? "Completed" : "", $parameter["events"].includes("requestCreated") ? "New Request" : ""].filter(Boolean).join(", ") }}',
+		description: TRIGGER_DESCRIPTION,
 		defaults: { name: 'Booking Requests Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		credentials: [{ name: 'bookingRequestsApi', required: true, testedBy: 'bookingRequestsApiTest' }],
 		properties: triggerProperties,
 	};
 
 	methods = {
 		listSearch: { searchForms },
+		credentialTest: { bookingRequestsApiTest },
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const { settings, formId, includeRequest } = await readParameters(this);
+		const { settings, formId, output } = await readParameters(this);
+		// A completed session's booking request is read (within the budget) when its item needs it.
+		const requestNeeded = (session: BookingSession) => needsRequest(session, output);
 		const budgetMs = pollBudgetMs(this);
 		const deadline = Date.now() + budgetMs - safetyMarginMs(budgetMs);
 		const source = apiSource(this, formId, deadline);
 
 		if (this.getMode() === 'manual') {
-			// "Fetch Test Event": the newest sample of each selected event; the state is not touched.
+			// "Fetch Test Event": up to 3 recent samples of each selected event; the state is not touched.
 			const first = await readFirstPages(source, settings);
 			const samples = pickSamples(first.sessions, first.requests, first.now, settings);
-			if (includeRequest) await attachSampleRequests(source, samples, first.requests);
-			const items = await toItems(this, samples, { includeRequest }, { deadline });
+			await attachSampleRequests(source, samples, first.requests, requestNeeded);
+			const items = await toItems(this, samples, { ...output, now: first.now }, { deadline });
 			return items.length > 0 ? [items] : null;
 		}
 
@@ -135,7 +148,7 @@ export class BookingRequestsTrigger implements INodeType {
 			const previous = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings));
 			const result = await pollChanges(source, previous, settings, {
 				budget: new CallBudget(deadline),
-				needsRequest: includeRequest ? () => true : undefined,
+				needsRequest: requestNeeded,
 			});
 			if (result.forgotten > 0) {
 				this.logger.warn(
@@ -143,7 +156,7 @@ export class BookingRequestsTrigger implements INodeType {
 				);
 			}
 			// Built before the state is stored: a failed Get request fails the poll and nothing advances.
-			const items = await toItems(this, result.events, { includeRequest }, { deadline });
+			const items = await toItems(this, result.events, { ...output, now: result.now }, { deadline });
 			if (result.state) staticData[STATE_KEY] = result.state as unknown as IDataObject;
 			this.logger.debug('Booking Requests Trigger poll', {
 				baseline: result.baseline,

@@ -2,10 +2,17 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { formLocator } from '../shared/locators';
 
+export const TRIGGER_DESCRIPTION =
+	'Starts a workflow when a customer leaves a booking unfinished, finishes a booking, or a new booking request arrives';
+
+/** The fields of a simplified session event (README "Output shapes"). */
+export const SIMPLE_SESSION_EVENT_FIELDS =
+	'event, event_id, session_id, request_id, status, form_id, form_name, step, email, first_name, last_name, phone, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url, created_at, updated_at, idle_minutes (and recovered for completed sessions)';
+
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Each poll reads the session list and/or the request list newest first: 1 call per list when nothing changed, 1 more per 100 changes, at most 1 call per second per API key. "Fetch Test Event" returns the newest sample of each selected event and does not change what the active trigger has seen.',
+			'Checks for news at the interval under "Poll Times" and starts the workflow once for each customer who leaves a booking unfinished, finishes one, or sends a new booking request. Only what happens after you activate the workflow is sent, never anything from before. "Fetch Test Event" shows up to 3 recent examples of each event and does not change what the active workflow will send.',
 		name: 'notice',
 		type: 'notice',
 		default: '',
@@ -17,22 +24,22 @@ export const triggerProperties: INodeProperties[] = [
 		required: true,
 		default: ['sessionAbandoned'],
 		description:
-			'What starts the workflow. Session events read the session list (1 call per poll when quiet), New Request reads the request list (1 call per poll when quiet). Changing the events takes a new baseline.',
+			'What starts the workflow. Changing the events (or the form) starts afresh from the moment of the change.',
 		options: [
 			{
 				name: 'New Request',
 				value: 'requestCreated',
-				description: 'A booking request was submitted since the last poll',
+				description: 'A customer sent a booking request',
 			},
 			{
 				name: 'Session Abandoned',
 				value: 'sessionAbandoned',
-				description: 'A customer left a booking unfinished: no activity for the Abandoned After delay, no request yet',
+				description: 'A customer started a booking and left it unfinished for the "Abandoned After" time',
 			},
 			{
 				name: 'Session Completed',
 				value: 'sessionCompleted',
-				description: 'A session turned into a booking request (also bookings made without a saved draft)',
+				description: 'A customer finished a booking (also bookings made without a saved draft)',
 			},
 		],
 	},
@@ -44,9 +51,16 @@ export const triggerProperties: INodeProperties[] = [
 		typeOptions: { minValue: 1, maxValue: 10080 },
 		displayOptions: { show: { events: ['sessionAbandoned', 'sessionCompleted'] } },
 		description:
-			"How long a session must go without activity (on the API server's clock) before it counts as abandoned. Sessions still active are remembered and reported when the delay has passed.",
+			'How long a customer must be inactive before an unfinished booking counts as abandoned. Customers still busy are remembered and reported once the time has passed.',
 	},
-	formLocator('Only sessions and requests of this form. Leave empty for all forms. Changing it takes a new baseline.'),
+	formLocator('Only sessions and requests of this form. Leave empty for all forms. Changing it starts afresh from the moment of the change.'),
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: `Whether to return one flat item per event instead of the raw API object. Sessions: ${SIMPLE_SESSION_EVENT_FIELDS}. New requests: event, event_id, form_name and the simplified request of the action node.`,
+	},
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -61,7 +75,7 @@ export const triggerProperties: INodeProperties[] = [
 				default: false,
 				displayOptions: { show: { '/events': ['sessionAbandoned'] } },
 				description:
-					'Whether a session reported abandoned is reported again when the customer comes back, saves again and leaves again. Off: once per session.',
+					'Whether a customer reported as abandoned is reported again when they come back, continue and leave again. Off: once per session.',
 			},
 			{
 				displayName: 'Include Booking Request',
@@ -79,7 +93,16 @@ export const triggerProperties: INodeProperties[] = [
 				default: false,
 				displayOptions: { show: { '/events': ['sessionCompleted'] } },
 				description:
-					'Whether to report only completed sessions this trigger had seen abandoned before (customers who came back). Sessions abandoned before the trigger was activated do not count.',
+					'Whether to report only completed bookings of customers this trigger had seen abandon before (customers who came back). Sessions abandoned before the workflow was activated do not count.',
+			},
+			{
+				displayName: 'Only Sessions With an E-Mail',
+				name: 'onlyWithEmail',
+				type: 'boolean',
+				default: false,
+				displayOptions: { show: { '/events': ['sessionAbandoned'] } },
+				description:
+					'Whether to leave out abandoned sessions without an e-mail address (about 1 in 5: the widget can save a draft before or without the e-mail). Turn on for reminder e-mails; other events are not filtered.',
 			},
 		],
 	},

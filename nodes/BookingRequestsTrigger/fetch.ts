@@ -277,10 +277,15 @@ async function attachRequests(
  * Attaches booking requests to sample events ("Fetch Test Event"), from the listed requests or one
  * Get request each.
  */
-export async function attachSampleRequests(source: PageSource, events: TriggerEvent[], listed: BookingRequest[] | undefined): Promise<void> {
+export async function attachSampleRequests(
+	source: PageSource,
+	events: TriggerEvent[],
+	listed: BookingRequest[] | undefined,
+	needsRequest: (session: BookingSession) => boolean = () => true,
+): Promise<void> {
 	const known = new Map<string, BookingRequest | null>((listed ?? []).map((request) => [request.id, request]));
 	for (const event of events) {
-		if (event.event !== 'session.completed' || !event.session) continue;
+		if (event.event !== 'session.completed' || !event.session || !needsRequest(event.session)) continue;
 		const id = String(event.session.request_id);
 		if (!known.has(id)) known.set(id, (await source.fetchRequest(id)) ?? null);
 		event.request = known.get(id) ?? null;

@@ -2,36 +2,146 @@
  * The trigger's output items: one item per event, oldest first. What an item looks like is decided
  * here and only here (README "Trigger" and "Output shapes").
  *
- * Interface with the engine (fetch.ts): events come with the booking request of a completed session
- * already attached as `event.request` (null when the API answered 404) when the node asked for it, read
- * within the poll budget; nothing here calls the API.
+ * Interface with the engine (diff / fetch / poll):
+ * - the engine produces `TriggerEvent`s; for a `session.completed` event it attaches the session's
+ *   booking request as `event.request` whenever `needsRequest(session, options)` says so (null when
+ *   the API answered 404), read within the poll budget;
+ * - `toItems(ctx, events, options, { deadline })` applies "Only Sessions With an E-mail", reads form
+ *   names (formNames.ts: at most one call, none when cached and fresh; within `deadline`, else
+ *   `form_name: null`) and shapes the items with `shapeItems`, a pure function of (events, options,
+ *   form names) that is unit-tested without n8n.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { simplifyRequest } from '../shared/output/request';
+import type { DraftContact } from '../shared/output/session';
+import { draftContact, hasEmail, requestContact, sessionFields } from '../shared/output/session';
 import type { ApiContext } from '../shared/transport/request';
+import type { BookingRequest, BookingSession } from '../shared/types';
+import { timestampMs } from '../shared/utils';
 import type { TriggerEvent } from './diff';
+import type { FormNames } from './formNames';
+import { formNamesFor } from './formNames';
 
 export interface ItemOptions {
-	/** "Include Booking Request": completed sessions carry `request` (null on 404). */
+	/** "Simplify" (default on): one flat item per event; off: the raw API object plus `event`, `event_id`. */
+	simplify: boolean;
+	/** "Include Booking Request": completed sessions carry `request` (simplified or raw, following Simplify; null on 404). */
 	includeRequest: boolean;
+	/** "Only Sessions With an E-mail": abandoned sessions without an e-mail are left out. */
+	onlyWithEmail: boolean;
+	/** The poll's time on the API server's clock (ms): `idle_minutes` counts up to it. */
+	now: number;
 }
 
-/** Builds the output items. */
-// `ctx` and `io` are the interface the output shaping grows into (form names read within the deadline).
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
-export async function toItems(_ctx: ApiContext, events: TriggerEvent[], options: ItemOptions, _io: { deadline?: number } = {}): Promise<INodeExecutionData[]> {
+/**
+ * Whether a completed session's booking request must be read for its item: always with "Include
+ * Booking Request", and with Simplify when the draft has no e-mail (a booking made without a saved
+ * draft), so that the flat item still has the customer's contact. Each costs one Get request.
+ */
+export function needsRequest(session: BookingSession, options: Pick<ItemOptions, 'simplify' | 'includeRequest'>): boolean {
+	return options.includeRequest || (options.simplify && !hasEmail(draftContact(session)));
+}
+
+/** "Only Sessions With an E-mail" applies to abandoned sessions only. */
+export function keepsEvent(event: TriggerEvent, options: Pick<ItemOptions, 'onlyWithEmail'>): boolean {
+	if (!options.onlyWithEmail || event.event !== 'session.abandoned' || !event.session) return true;
+	return hasEmail(draftContact(event.session));
+}
+
+/** Whole minutes from the session's last activity to `now`; null when the session has no timestamp. */
+export function idleMinutes(session: BookingSession, now: number): number | null {
+	const activity = timestampMs(session.updated_at) ?? timestampMs(session.created_at);
+	if (activity === null) return null;
+	return Math.max(0, Math.floor((now - activity) / 60_000));
+}
+
+/** The object with `form_name` placed right after `form_id`. */
+function withFormName(fields: IDataObject, formNames: FormNames): IDataObject {
+	const out: IDataObject = {};
+	const formId = typeof fields.form_id === 'string' ? fields.form_id : undefined;
+	for (const [key, value] of Object.entries(fields)) {
+		out[key] = value;
+		if (key === 'form_id') out.form_name = formId === undefined ? null : (formNames.get(formId) ?? null);
+	}
+	return out;
+}
+
+/** Draft contact, completed per field from the request when the draft lacks it. */
+function contactFor(session: BookingSession, request: BookingRequest | null | undefined): DraftContact {
+	const draft = draftContact(session);
+	if (!request) return draft;
+	const fromRequest = requestContact(request);
+	return {
+		email: draft.email ?? fromRequest.email,
+		first_name: draft.first_name ?? fromRequest.first_name,
+		last_name: draft.last_name ?? fromRequest.last_name,
+		phone: draft.phone ?? fromRequest.phone,
+	};
+}
+
+function simpleSessionItem(event: TriggerEvent, session: BookingSession, options: ItemOptions, formNames: FormNames): IDataObject {
+	const completed = event.event === 'session.completed';
+	const json: IDataObject = {
+		event: event.event,
+		event_id: event.eventId,
+		session_id: session.id,
+		...withFormName(sessionFields(session, contactFor(session, completed ? event.request : undefined)), formNames),
+		idle_minutes: idleMinutes(session, options.now),
+	};
+	if (completed) {
+		json.recovered = event.recovered === true;
+		if (options.includeRequest) json.request = event.request ? simplifyRequest(event.request) : null;
+	}
+	return json;
+}
+
+function rawSessionItem(event: TriggerEvent, session: BookingSession, options: ItemOptions): IDataObject {
+	const json: IDataObject = { ...session, event: event.event, event_id: event.eventId };
+	if (event.event === 'session.completed') {
+		json.recovered = event.recovered === true;
+		if (options.includeRequest) json.request = (event.request as IDataObject | undefined) ?? null;
+	}
+	return json;
+}
+
+/** The items of `events` (already filtered and with their requests attached). Pure. */
+export function shapeItems(events: TriggerEvent[], options: ItemOptions, formNames: FormNames): INodeExecutionData[] {
 	const items: INodeExecutionData[] = [];
 	for (const event of events) {
+		if (!keepsEvent(event, options)) continue;
 		if (event.session) {
-			const json: IDataObject = { ...event.session, event: event.event, event_id: event.eventId };
-			if (event.event === 'session.completed') {
-				json.recovered = event.recovered === true;
-				if (options.includeRequest) json.request = (event.request as IDataObject | null | undefined) ?? null;
-			}
-			items.push({ json });
+			items.push({
+				json: options.simplify ? simpleSessionItem(event, event.session, options, formNames) : rawSessionItem(event, event.session, options),
+			});
 		} else if (event.request) {
-			items.push({ json: { ...event.request, event: event.event, event_id: event.eventId } });
+			const json = options.simplify
+				? { event: event.event, event_id: event.eventId, ...withFormName(simplifyRequest(event.request), formNames) }
+				: { ...event.request, event: event.event, event_id: event.eventId };
+			items.push({ json });
 		}
 	}
 	return items;
+}
+
+/** Distinct form ids of the events that become items. */
+export function formIdsOf(events: TriggerEvent[]): string[] {
+	const ids = new Set<string>();
+	for (const event of events) {
+		const formId = (event.session ?? event.request)?.form_id;
+		if (typeof formId === 'string' && formId !== '') ids.add(formId);
+	}
+	return [...ids];
+}
+
+/** Builds the output items. Simplified: at most one call for form names (formNames.ts), none when cached. */
+export async function toItems(
+	ctx: ApiContext,
+	events: TriggerEvent[],
+	options: ItemOptions,
+	io: { deadline?: number } = {},
+): Promise<INodeExecutionData[]> {
+	const kept = events.filter((event) => keepsEvent(event, options));
+	const formNames: FormNames = options.simplify && kept.length > 0 ? await formNamesFor(ctx, formIdsOf(kept), io) : new Map();
+	return shapeItems(kept, options, formNames);
 }

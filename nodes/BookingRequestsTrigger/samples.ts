@@ -1,14 +1,40 @@
 /**
- * "Fetch Test Event" (manual mode): the newest item of each selected kind from the first page of
- * each list, shaped exactly like a real event. Pure; the trigger's state is neither read nor written.
+ * "Fetch Test Event" (manual mode): up to SAMPLES_PER_EVENT recent examples of each selected event
+ * from the first page of each list, those with the customer's contact details first, shaped exactly
+ * like real events (items.ts shapes them as the active trigger does). Pure; the trigger's state is
+ * neither read nor written.
  */
 
+import { draftContact, hasEmail } from '../shared/output/session';
 import type { BookingRequest, BookingSession } from '../shared/types';
 import type { TriggerEvent, TriggerSettings } from './diff';
 import { activityOf, requestSortTime } from './diff';
 
+export const SAMPLES_PER_EVENT = 3;
+
 function hasRequest(session: BookingSession): boolean {
 	return typeof session.request_id === 'string' && session.request_id !== '';
+}
+
+/** 2: an e-mail; 1: a name or phone only; 0: no contact details in the draft. */
+function contactRank(session: BookingSession): number {
+	const contact = draftContact(session);
+	if (hasEmail(contact)) return 2;
+	return contact.first_name || contact.last_name || contact.phone ? 1 : 0;
+}
+
+/** Stable order: by the given keys, then as the list had them (newest first). */
+function ranked<T>(items: T[], keys: Array<(item: T) => number>): T[] {
+	return items
+		.map((item, index) => ({ item, index }))
+		.sort((a, b) => {
+			for (const key of keys) {
+				const diff = key(b.item) - key(a.item);
+				if (diff !== 0) return diff;
+			}
+			return a.index - b.index;
+		})
+		.map(({ item }) => item);
 }
 
 export function pickSamples(
@@ -20,18 +46,17 @@ export function pickSamples(
 	const samples: TriggerEvent[] = [];
 	const delay = settings.abandonedAfterMs;
 	if (settings.events.sessionAbandoned && sessions) {
-		// The newest open session that is idle for the delay; failing that, the newest open one with a
-		// timestamp (a sample of the shape even if nobody has abandoned a booking in the last page).
+		// Open sessions with a timestamp: with contact details first, then those idle for the delay
+		// (really abandoned), then the newest. A session still active stands in only when too few are idle.
 		const open = sessions.filter((session) => !hasRequest(session) && activityOf(session) !== null);
-		const sample = open.find((session) => (activityOf(session) as number) + delay <= now) ?? open[0];
-		if (sample) {
+		const isIdle = (session: BookingSession) => ((activityOf(session) as number) + delay <= now ? 1 : 0);
+		for (const sample of ranked(open, [contactRank, isIdle]).slice(0, SAMPLES_PER_EVENT)) {
 			const at = activityOf(sample) as number;
 			samples.push({ event: 'session.abandoned', eventId: `session.abandoned:${sample.id}:${at}`, at: at + delay, session: sample });
 		}
 	}
 	if (settings.events.sessionCompleted && sessions) {
-		const sample = sessions.find(hasRequest);
-		if (sample) {
+		for (const sample of ranked(sessions.filter(hasRequest), [contactRank]).slice(0, SAMPLES_PER_EVENT)) {
 			samples.push({
 				event: 'session.completed',
 				eventId: `session.completed:${sample.id}:${sample.request_id}`,
@@ -42,8 +67,8 @@ export function pickSamples(
 		}
 	}
 	if (settings.events.requestCreated && requests) {
-		const sample = requests.find((request) => requestSortTime(request) !== null) ?? requests[0];
-		if (sample) {
+		const dated = requests.filter((request) => requestSortTime(request) !== null);
+		for (const sample of (dated.length > 0 ? dated : requests).slice(0, SAMPLES_PER_EVENT)) {
 			samples.push({ event: 'request.created', eventId: `request.created:${sample.id}`, at: requestSortTime(sample) ?? now, request: sample });
 		}
 	}

@@ -341,24 +341,58 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 			await new Promise((r) => setTimeout(r, 1100)); // separate calls on the same sandbox clock
 			const res = await rest.testCredential({ ...CRED.revoked, type: CRED_TYPE });
 			expect(res.status).toBe('Error');
-			// n8n 1.x shows its generic text instead of the credential's rule message
-			const major = Number(String(state.install.version).split('.')[0]);
-			expect(res.message).toMatch(major >= 2 ? /rejected \(401\)/ : /^Authorization failed/);
+			// the nodes' credential test function: the same text on n8n 1.x and 2.x
+			expect(res.message).toMatch(/^The API key was rejected \(401\): it is unknown, revoked/);
 		});
 
-		test('trigger "Fetch Test Event" (manual poll) returns one sample per selected event', async () => {
+		test('credential test: a key of the wrong shape is explained, and nothing is sent', async () => {
+			const before = sandbox.log.length;
+			const res = await rest.testCredential({ ...CRED.demo, type: CRED_TYPE, data: { apiKey: 'brk_12345', baseUrl: sandbox.url } });
+			// eslint-disable-next-line no-console
+			console.log(`[credential test, wrong-shape key] ${JSON.stringify(res)}`);
+			expect(res).toEqual({
+				status: 'Error',
+				message: 'This key does not look like a Booking Requests API key (prefix of 4 characters ending in "_", then 32 hex characters)',
+			});
+			expect(sandbox.log.length).toBe(before);
+		});
+
+		test('credential test: an unknown host is named', async () => {
+			const res = await rest.testCredential({ ...CRED.demo, type: CRED_TYPE, data: { baseUrl: 'https://no-such-host.invalid' } });
+			// eslint-disable-next-line no-console
+			console.log(`[credential test, unknown host] ${JSON.stringify(res)}`);
+			expect(res).toEqual({ status: 'Error', message: 'Cannot reach no-such-host.invalid: check the Base URL' });
+		});
+
+		test('trigger "Fetch Test Event" (manual poll) returns up to 3 simplified samples per selected event', async () => {
 			await new Promise((r) => setTimeout(r, 1100));
 			const run = await rest.runFromTrigger(TRIGGER_WF.id, 'Booking Requests Trigger');
 			expect(run.ok).toBe(true);
 			const items = run.items['Booking Requests Trigger'];
-			const byEvent = Object.fromEntries(items.map((i) => [i.event, i]));
-			expect(Object.keys(byEvent).sort()).toEqual(['request.created', 'session.abandoned', 'session.completed']);
+			// eslint-disable-next-line no-console
+			console.log(`[Fetch Test Event in n8n ${state.install.version}: one simplified item per event]\n${JSON.stringify(
+				['session.abandoned', 'session.completed', 'request.created'].map((event) => items.find((i) => i.event === event)),
+				null,
+				2,
+			)}`);
+			const of = (event: string) => items.filter((i) => i.event === event);
+			for (const event of ['session.abandoned', 'session.completed', 'request.created']) expect(of(event)).toHaveLength(3);
 			const session = (id: unknown) => ws.sessions.find((s) => s.id === id);
-			expect(session(byEvent['session.abandoned'].id)?.request_id).toBeNull();
-			const completed = session(byEvent['session.completed'].id);
-			expect(completed?.request_id).toBeTruthy();
-			expect((byEvent['session.completed'].request as { id: string }).id).toBe(completed?.request_id);
-			expect(byEvent['request.created'].id).toBe(sortRequests(ws.requests)[0].id);
+			const formName = (id: unknown) => ws.forms.find((f) => f.id === id)?.name;
+			for (const item of of('session.abandoned')) {
+				expect(session(item.session_id)?.request_id).toBeNull();
+				expect(item.email).toBe(session(item.session_id)?.data.contact?.email);
+				expect(item.form_name).toBe(formName(item.form_id));
+				expect(item).not.toHaveProperty('data');
+			}
+			for (const item of of('session.completed')) {
+				const completed = session(item.session_id);
+				expect(completed?.request_id).toBeTruthy();
+				expect(item.request_id).toBe(completed?.request_id);
+				expect((item.request as { id: string }).id).toBe(completed?.request_id);
+			}
+			expect(of('request.created').map((i) => i.id)).toEqual(sortRequests(ws.requests).slice(0, 3).map((r) => r.id));
+			expect(of('request.created')[0].form_name).toBe(formName(of('request.created')[0].form_id));
 		});
 	});
 });

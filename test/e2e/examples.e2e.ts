@@ -6,7 +6,8 @@
  *    nothing new stops before the CRM step;
  *  - session-funnel.json: completed sessions joined to their booking requests;
  *  - retarget-abandoned-sessions.json: the trigger's manual run ("Fetch Test Event") through the
- *    REST API; the e-mail step gets only sessions with an e-mail, addressed by first name.
+ *    REST API; with "Only Sessions With an E-Mail" on, the e-mail step gets only sessions with an
+ *    e-mail, addressed by first name from the trigger's flat fields.
  */
 import * as path from 'node:path';
 import { installTarball } from '../support/n8n/communityPackage';
@@ -30,7 +31,7 @@ const SYNC = {
 	save: 'Remember the newest request',
 };
 const FUNNEL = { list: 'Booking Requests: completed sessions', join: 'Join session and request' };
-const RETARGET = { trigger: 'Booking Requests Trigger', filter: 'Only sessions with an e-mail', mail: 'E-mail: send reminder (stand-in)' };
+const RETARGET = { trigger: 'Booking Requests Trigger', mail: 'E-mail: send reminder (stand-in)' };
 
 /** The sandbox's objects as they travel over the API (JSON). */
 const asJson = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -42,11 +43,19 @@ function ok(run: ExecutionResult, what: string): ExecutionResult {
 
 /** What the CRM stand-in makes of a request. */
 function crmContact(r: BookingRequest): Record<string, unknown> {
+	const attribution = (r.attribution ?? {}) as Record<string, string>;
 	return asJson({
 		email: r.email,
 		first_name: r.first_name,
 		last_name: r.last_name,
 		phone: r.phone,
+		city: r.city,
+		zip: r.zip,
+		lead_source: attribution.utm_source || r.source || null,
+		notes: r.intake_responses
+			.filter((a) => a.answer.trim() !== '' && a.question.trim() !== '')
+			.map((a) => `${a.question.trim()}: ${a.answer.trim()}`)
+			.join('\n'),
 		status: r.status,
 		booking_request_id: r.id,
 		booked_at: r.created_at,
@@ -162,55 +171,52 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 	describe('retarget-abandoned-sessions.json (trigger manual run through the REST API)', () => {
 		let rest: N8nRest;
 		const run = () => rest.runFromTrigger(example('retarget-abandoned-sessions.json').workflow.id, RETARGET.trigger);
-		const contactOf = (item: Record<string, unknown>) => ((item.data as { contact?: Record<string, string> } | undefined)?.contact ?? {});
 
 		withN8nServer(
 			() => ({ userFolder, install: state.install }),
 			(client) => (rest = client),
 		);
 
-		test('seeded data: the sample is an abandoned session; the e-mail step gets it only if it has an e-mail', async () => {
+		test('seeded data: up to 3 samples, abandoned sessions with an e-mail, each gets a reminder from the flat fields', async () => {
 			const r = ok(await run(), 'retarget (seeded)');
-			const [sample] = r.items[RETARGET.trigger];
-			expect(r.items[RETARGET.trigger]).toHaveLength(1);
-			expect(sample.event).toBe('session.abandoned');
-			const session = sandbox.workspace().sessions.find((s) => s.id === sample.id);
-			expect(session?.request_id).toBeNull();
-			const { email, firstname } = contactOf(sample);
-			if (email) {
-				expect(r.items[RETARGET.mail]).toEqual([expect.objectContaining({ to: email, session_id: sample.id })]);
-				expect(String(r.items[RETARGET.mail][0].body)).toMatch(new RegExp(`^Hi ${firstname ?? 'there'},`));
-			} else {
-				expect(r.items[RETARGET.filter]).toEqual([]);
-				expect(r.items[RETARGET.mail]).toBeUndefined();
+			const samples = r.items[RETARGET.trigger];
+			expect(samples.length).toBeGreaterThan(0);
+			expect(samples.length).toBeLessThanOrEqual(3);
+			const forms = new Map(sandbox.workspace().forms.map((f) => [f.id, f.name]));
+			for (const sample of samples) {
+				expect(sample.event).toBe('session.abandoned');
+				const session = sandbox.workspace().sessions.find((s) => s.id === sample.session_id);
+				expect(session?.request_id).toBeNull();
+				expect(sample.email).toBe(session?.data.contact?.email);
+				expect(sample.form_name).toBe(forms.get(String(sample.form_id)));
 			}
+			expect(r.items[RETARGET.mail].map((m) => [m.to, m.session_id])).toEqual(samples.map((s) => [s.email, s.session_id]));
+			expect(String(r.items[RETARGET.mail][0].body)).toMatch(new RegExp(`^Hi ${samples[0].first_name ?? 'there'},`));
 		});
 
-		test('a session abandoned without an e-mail is filtered out before the e-mail step', async () => {
+		test('a session abandoned without an e-mail never reaches the e-mail step', async () => {
 			const started = sandbox.startSession();
 			const noEmail: Session = sandbox.saveSession(started.id, { step: 'address', data: { zip: '78701', contact: { firstname: 'Nomail', lastname: 'Customer' } } });
 			sandbox.clock.advance(31 * 60_000); // idle for longer than "Abandoned After (30 minutes)"
 			const r = ok(await run(), 'retarget (no e-mail)');
-			expect(r.items[RETARGET.trigger].map((i) => i.id)).toEqual([noEmail.id]);
-			expect(r.items[RETARGET.filter]).toEqual([]);
-			expect(r.items[RETARGET.mail]).toBeUndefined();
+			expect(r.items[RETARGET.trigger].map((i) => i.session_id)).not.toContain(noEmail.id);
+			for (const item of r.items[RETARGET.trigger]) expect(item.email).toEqual(expect.stringContaining('@'));
+			expect((r.items[RETARGET.mail] ?? []).map((m) => m.session_id)).not.toContain(noEmail.id);
 		});
 
-		test('a session abandoned with an e-mail gets a reminder addressed by first name', async () => {
+		test('a session abandoned with an e-mail gets a reminder addressed by first name, with its form and how long ago', async () => {
 			const session = sandbox.startSession({ contact: { firstname: 'Zoë', lastname: 'Nguyễn', email: 'zoe.nguyen@example.com' } });
 			sandbox.clock.advance(31 * 60_000);
 			const r = ok(await run(), 'retarget (e-mail)');
-			expect(r.items[RETARGET.trigger].map((i) => i.id)).toEqual([session.id]);
-			expect(r.items[RETARGET.filter].map((i) => i.id)).toEqual([session.id]);
-			expect(r.items[RETARGET.mail]).toEqual([
-				{
-					to: 'zoe.nguyen@example.com',
-					subject: 'Zoë, your booking is almost done',
-					body: expect.stringMatching(/^Hi Zoë,\n\nyou started a booking/),
-					session_id: session.id,
-					last_step: 'address',
-				},
-			]);
+			const form = sandbox.workspace().forms.find((f) => f.id === session.form_id)!;
+			expect(r.items[RETARGET.trigger][0]).toMatchObject({ session_id: session.id, email: 'zoe.nguyen@example.com', first_name: 'Zoë', form_name: form.name, idle_minutes: 31 });
+			expect(r.items[RETARGET.mail][0]).toEqual({
+				to: 'zoe.nguyen@example.com',
+				subject: 'Zoë, your booking is almost done',
+				body: `Hi Zoë,\n\nyou started a booking with us (${form.name}) 31 minutes ago but did not finish it. Everything you entered is saved: pick a time and you are done.\n\nSee you soon!`,
+				session_id: session.id,
+				last_step: 'address',
+			});
 		});
 	});
 
@@ -219,7 +225,8 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 		const stats = sandbox.stats();
 		// and every run cost what the README says: sync 3 (260 requests) + 1 + 1 (nothing new),
 		// funnel 1 list + 10 included requests, retarget 1 session-list read per manual run (3 runs)
-		expect(stats.accepted).toBe(3 + 1 + 1 + (1 + 10) + 3);
+		// + 1 read of the form names (cached for the later runs in the same n8n process)
+		expect(stats.accepted).toBe(3 + 1 + 1 + (1 + 10) + 3 + 1);
 		expect(stats.rateLimited).toBe(0);
 	});
 });

@@ -54,7 +54,7 @@ describe('Get request: the id comes from the input item', () => {
 	test.each(HOSTILE_IDS)('%s: a short, clear error and no request', async (_label, rid) => {
 		const result = await harness.runAction(get, { input: [{ rid } as IDataObject] });
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toMatch(/^Parameter "requestId" must be a UUID, got /);
+		expect(result.error?.message).toMatch(/^Parameter "Request ID" must be a UUID, got /);
 		expect(result.error?.message.length).toBeLessThan(120);
 		expect(result.error?.description).toMatch(/No request was sent/);
 		expect(sandbox.log).toHaveLength(0);
@@ -85,7 +85,7 @@ describe('Get request: the id comes from the input item', () => {
 		expect(result.items).toHaveLength(input.length);
 		result.items.forEach((item, index) => expect(item.pairedItem).toEqual({ item: index }));
 		for (const item of result.items.slice(0, HOSTILE_IDS.length)) {
-			expect(String(item.json.error)).toMatch(/^Parameter "requestId" must be a UUID, got /);
+			expect(String(item.json.error)).toMatch(/^Parameter "Request ID" must be a UUID, got /);
 		}
 		expect(result.items[HOSTILE_IDS.length].json.id).toBe(good);
 		expect(result.items[HOSTILE_IDS.length + 1].json).toEqual({ error: `Not found: booking request ${otherId} does not exist in this workspace` });
@@ -95,14 +95,14 @@ describe('Get request: the id comes from the input item', () => {
 
 describe('list filters: the form / business profile id comes from the input item', () => {
 	const cases: Array<[string, string, INodeParameters]> = [
-		['requests by form', 'formId', { resource: 'bookingRequest', operation: 'getAll', filters: { formId: rl('={{ $json.fid }}') } }],
+		['requests by form', 'Form', { resource: 'bookingRequest', operation: 'getAll', filters: { formId: rl('={{ $json.fid }}') } }],
 		[
 			'requests by business profile',
-			'businessProfileId',
+			'Business Profile',
 			{ resource: 'bookingRequest', operation: 'getAll', filters: { businessProfileId: rl('={{ $json.fid }}') } },
 		],
-		['sessions by form', 'formId', { resource: 'bookingSession', operation: 'getAll', filters: { formId: rl('={{ $json.fid }}') } }],
-		['profiles by form', 'formId', { resource: 'businessProfile', operation: 'getAll', filters: { formId: rl('={{ $json.fid }}') } }],
+		['sessions by form', 'Form', { resource: 'bookingSession', operation: 'getAll', filters: { formId: rl('={{ $json.fid }}') } }],
+		['profiles by form', 'Form', { resource: 'businessProfile', operation: 'getAll', filters: { formId: rl('={{ $json.fid }}') } }],
 	];
 	const hostile = HOSTILE_IDS.filter(([label]) => label !== 'empty' && label !== 'null');
 

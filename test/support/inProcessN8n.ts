@@ -97,7 +97,8 @@ const CREDENTIAL_TYPES: Record<string, ICredentialType> = { bookingRequestsApi: 
 export interface TestCredentials {
 	apiKey: string;
 	baseUrl: string;
-	[key: string]: string;
+	/** Other fields, e.g. the toggle `shareRateLimit` (the Redis URL counts only when it is true) and `redisUrl`. */
+	[key: string]: string | boolean;
 }
 
 class MemoryCredentialsHelper extends ICredentialsHelper {

@@ -1,9 +1,12 @@
 /**
  * The packed package in a real n8n's editor, driven like a user in Debian's Chromium
- * (playwright-core): the node panel finds "Booking Requests", the action node's Form picker lists the
- * sandbox's forms, "Execute step" shows the requests in the output table, and the trigger's
- * "Fetch Test Event" shows a sample event. Screenshots of each step go to UI_ARTIFACTS_DIR (default
- * <tmp>/booking-requests-ui); with UI_UPDATE_DOCS=1 a passing run also copies them to docs/.
+ * (playwright-core): the node panel finds the nodes by the words a marketer types ("abandoned",
+ * "appointment" ...), the trigger's "Fetch Test Event" shows flat items (email, first_name,
+ * form_name ...), its "Docs" link survives n8n's tracking query, the canvas shows human subtitles, the
+ * action node's Form picker lists the sandbox's forms and "Execute step" shows the requests, and the
+ * credential dialog explains a key of the wrong shape and an unknown host. Screenshots of each step go
+ * to UI_ARTIFACTS_DIR (default <tmp>/booking-requests-ui); with UI_UPDATE_DOCS=1 a passing run also
+ * copies them to docs/.
  *
  * Run: npx jest -c jest.ui.config.js   (needs `apt-get install -y chromium`)
  */
@@ -16,9 +19,10 @@ import { makeUserFolder } from '../support/n8n/workflows';
 import { N8nCli } from '../support/n8n/cli';
 import { startN8n, type N8nServer } from '../support/n8n/server';
 import { loadState } from '../e2e/helpers/state';
-import { sortDefaultFirst, sortRequests, startSandbox, type Sandbox, type Workspace } from '../sandbox';
+import { hashKey, sortDefaultFirst, sortRequests, startSandbox, type Sandbox, type Workspace } from '../sandbox';
 import { openEditorBrowser, type EditorBrowser } from './helpers/browser';
 import { Editor } from './helpers/editor';
+import { DOCS_URLS } from '../../nodes/shared/docs';
 
 const CRED = { id: 'uiSandboxCred001', name: 'Booking Requests (sandbox)', type: 'bookingRequestsApi' };
 const LIMIT = 10;
@@ -26,10 +30,16 @@ const LIMIT = 10;
 /** The screenshots kept in docs/ (file name -> what it shows). */
 export const SCREENSHOTS = {
 	nodePanel: 'node-panel-search.png',
+	triggerEvent: 'trigger-test-event.png',
 	formList: 'action-form-list.png',
 	outputTable: 'action-output-table.png',
-	triggerEvent: 'trigger-test-event.png',
+	credentialDialog: 'credential-dialog.png',
 } as const;
+
+/** Words a marketer types into the node panel; each must list the package's node. */
+const SEARCH_WORDS = ['abandoned', 'appointment', 'booking form', 'lead', 'cart', 'retarget'];
+/** Fields of the trigger's simplified session item a reminder e-mail maps. */
+const FLAT_FIELDS = ['session_id', 'form_name', 'email', 'first_name', 'last_name', 'phone', 'idle_minutes', 'utm_source', 'scheduled_date'];
 
 const artifactsDir = path.resolve(process.env.UI_ARTIFACTS_DIR || path.join(os.tmpdir(), 'booking-requests-ui'));
 
@@ -106,25 +116,64 @@ describe('the editor, as a user uses it (Chromium)', () => {
 		);
 	}
 
-	step('the node panel finds "Booking Requests" by its name', async () => {
+	step('the node panel finds the package\'s node by "abandoned" (and the other words a marketer types)', async () => {
+		await editor.newWorkflow();
+		await editor.openNodePanel();
+		for (const word of SEARCH_WORDS) {
+			await editor.searchNodes(word);
+			const item = editor.panelItem('Booking Requests');
+			await item.first().waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
+				throw new Error(`searching "${word}" does not list "Booking Requests"; the panel lists: ${JSON.stringify(await editor.panelItemNames())}`);
+			});
+		}
+		await editor.searchNodes('abandoned');
+		await editor.panelItem('Booking Requests').first().waitFor({ state: 'visible' });
+		// On an empty workflow the panel lists triggers: this is the Booking Requests Trigger.
+		expect(await editor.byTestId('node-creator').innerText()).toContain('Starts a workflow when a customer leaves a booking unfinished');
+		await shot(SCREENSHOTS.nodePanel);
+	});
+
+	step('the trigger\'s "Fetch Test Event" shows flat items: e-mail, names, form name, idle minutes', async () => {
+		await editor.panelItem('Booking Requests').first().click();
+		await editor.pickAction('Triggers', 'On session abandoned');
+		expect(await editor.selectedCredential()).toBe(CRED.name);
+
+		const count = await editor.executeNode();
+		expect(count).toBe(3);
+		await editor.outputMode('table');
+		const ids = await editor.outputUuids();
+		for (const id of ids.slice(0, 3)) expect(ws.sessions.find((s) => s.id === id)?.request_id).toBeNull();
+		await editor.outputMode('schema');
+		const schema = await editor.outputText();
+		for (const field of FLAT_FIELDS) expect(schema).toContain(field);
+		const first = ws.sessions.find((s) => s.id === ids[0]);
+		expect(schema).toContain(String(first?.data.contact?.email));
+		expect(schema).toContain(String(ws.forms.find((f) => f.id === first?.form_id)?.name));
+		await editor.dismissToasts();
+		await shot(SCREENSHOTS.triggerEvent);
+	});
+
+	step('its "Docs" link survives n8n\'s tracking query: one page, no #anchor', async () => {
+		const href = await editor.ndvDocsHref();
+		const url = new URL(href);
+		expect(url.searchParams.get('utm_source')).toBe('n8n_app');
+		expect(url.hash).toBe('');
+		expect(`${url.origin}${url.pathname}`).toBe(DOCS_URLS.trigger);
+		expect(fs.existsSync(path.join(state.repoDir, 'docs', path.basename(url.pathname)))).toBe(true);
+		await editor.closeNdv();
+		await editor.canvasText('Abandoned after 30 min').waitFor({ state: 'visible' });
+	});
+
+	step('Booking Requests → Get Many: the Form picker lists the sandbox\'s forms', async () => {
+		// a workflow of its own: after the trigger it would run once per sample
 		await editor.newWorkflow();
 		await editor.openNodePanel();
 		await editor.searchNodes('Booking Requests');
-		const item = editor.panelItem('Booking Requests');
-		await item.first().waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
-			throw new Error(`"Booking Requests" is not in the node panel; it lists: ${JSON.stringify(await editor.panelItemNames())}`);
-		});
-		await shot(SCREENSHOTS.nodePanel);
-
-		await item.first().click();
+		await editor.panelItem('Booking Requests').first().click();
 		await editor.pickAction('Actions', 'Get many booking requests');
-		expect(await editor.ndv().isVisible()).toBe(true);
-	});
-
-	step('Resource "Booking Request", Operation "Get Many": the Form picker lists the sandbox\'s forms', async () => {
 		expect(await editor.selectedCredential()).toBe(CRED.name);
-		await editor.chooseOption('resource', 'Booking Request');
-		await editor.chooseOption('operation', 'Get Many');
+		expect(await editor.optionValue('resource')).toBe('Booking Request');
+		expect(await editor.optionValue('operation')).toBe('Get Many');
 		const limit = editor.parameter('limit').locator('input').first();
 		await limit.fill(String(LIMIT));
 		await limit.press('Tab');
@@ -139,7 +188,7 @@ describe('the editor, as a user uses it (Chromium)', () => {
 		await editor.pickListItem(chosen.name);
 	});
 
-	step('"Execute step" shows the form\'s newest requests in the output table', async () => {
+	step('"Execute step" shows the form\'s newest requests, simplified with their address and attribution', async () => {
 		const chosen = sortDefaultFirst(ws.forms).find((f) => f.is_default) ?? ws.forms[0];
 		const expected = sortRequests(ws.requests.filter((r) => r.form_id === chosen.id)).slice(0, LIMIT);
 		expect(expected.length).toBeGreaterThan(0);
@@ -148,30 +197,45 @@ describe('the editor, as a user uses it (Chromium)', () => {
 		expect(count).toBe(expected.length);
 		await editor.outputMode('table');
 		expect(await editor.outputUuids()).toEqual(expect.arrayContaining([expected[0].id]));
-		const text = await editor.outputText();
-		expect(text).toContain(expected[0].email);
+		expect(await editor.outputText()).toContain(expected[0].email);
+		const columns = await editor.outputColumns();
+		expect(columns).toEqual(expect.arrayContaining(['email', 'address', 'city', 'zip', 'country', 'selected_services', 'intake_answers', 'completed_at', 'utm_source', 'page_url']));
+		expect(columns).not.toContain('intake_responses');
+		expect(columns).not.toContain('attribution');
 		await editor.dismissToasts();
 		await shot(SCREENSHOTS.outputTable);
 		await editor.closeNdv();
+		await editor.canvasText('Get Many: Booking Requests').waitFor({ state: 'visible' });
 	});
 
-	step('the "Booking Requests Trigger": "Fetch Test Event" shows an abandoned session', async () => {
-		await editor.openNodePanel();
-		await editor.searchNodes('Booking Requests');
-		await editor.panelItem('Booking Requests').first().click();
-		await editor.pickAction('Triggers', 'On session abandoned');
-		expect(await editor.selectedCredential()).toBe(CRED.name);
+	step('the credential dialog says where key and Base URL come from, and explains a wrong key and an unknown host', async () => {
+		await editor.canvasNode('n8n-nodes-booking-requests.bookingRequests').dblclick();
+		await editor.ndv().waitFor({ state: 'visible' });
+		await editor.createCredentialFromNdv();
+		const modal = editor.credentialModal();
+		expect(await modal.innerText()).toContain('Create an API key in your Booking Requests dashboard under Integrations → API');
+		// the Redis URL only appears with the toggle
+		expect(await editor.parameter('redisUrl').count()).toBe(0);
+		await editor.parameter('shareRateLimit').locator('.el-switch, [role="switch"]').first().click();
+		await editor.parameter('redisUrl').waitFor({ state: 'visible' });
+		await editor.parameter('shareRateLimit').locator('.el-switch, [role="switch"]').first().click();
+		await editor.parameter('redisUrl').waitFor({ state: 'detached' });
 
-		const count = await editor.executeNode();
-		expect(count).toBe(1);
-		await editor.outputMode('table');
-		const text = await editor.outputText();
-		expect(text).toContain('session.abandoned');
-		const [id] = await editor.outputUuids();
-		const session = ws.sessions.find((s) => s.id === id);
-		expect(session).toBeDefined();
-		expect(session?.request_id).toBeNull();
+		await editor.parameter('apiKey').locator('input').first().fill('brk_12345');
+		await editor.parameter('baseUrl').locator('input').first().fill(sandbox.url);
+		const wrongShape = await editor.saveCredentialAndReadTest();
+		expect(wrongShape).toBe('This key does not look like a Booking Requests API key (prefix of 4 characters ending in "_", then 32 hex characters)');
+		// the Test button sent nothing with it (its call is GET /api/v1/forms?per_page=1; the Form
+		// picker of the open node may still list forms with the new credential: that is the node's call)
+		expect(sandbox.log.filter((entry) => entry.keyHash === hashKey('brk_12345') && entry.query.per_page === '1')).toEqual([]);
 		await editor.dismissToasts();
-		await shot(SCREENSHOTS.triggerEvent);
+		await shot(SCREENSHOTS.credentialDialog);
+
+		await editor.parameter('apiKey').locator('input').first().fill(sandbox.keys.demo);
+		await editor.parameter('baseUrl').locator('input').first().fill('https://no-such-host.invalid');
+		expect(await editor.saveCredentialAndReadTest()).toBe('Cannot reach no-such-host.invalid: check the Base URL');
+
+		await editor.parameter('baseUrl').locator('input').first().fill(sandbox.url);
+		expect(await editor.saveCredentialAndReadTest()).toBe('');
 	});
 });

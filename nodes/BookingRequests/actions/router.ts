@@ -10,10 +10,10 @@ import * as businessProfile from './businessProfile';
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
 
 const OPERATIONS: Record<string, Record<string, Operation>> = {
-	bookingRequest: { get: bookingRequest.get, getAll: bookingRequest.getAll },
-	bookingSession: { getAll: bookingSession.getAll },
-	bookingForm: { getAll: bookingForm.getAll },
-	businessProfile: { getAll: businessProfile.getAll },
+	bookingRequest: { get: bookingRequest.get.execute, getAll: bookingRequest.getAll.execute },
+	bookingSession: { getAll: bookingSession.getAll.execute },
+	bookingForm: { getAll: bookingForm.getAll.execute },
+	businessProfile: { getAll: businessProfile.getAll.execute },
 };
 
 /**

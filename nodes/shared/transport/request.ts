@@ -75,7 +75,7 @@ export async function resolveTarget(ctx: ApiContext, itemIndex = 0): Promise<Api
 			itemIndex,
 		});
 	}
-	const redisUrl = typeof credentials.redisUrl === 'string' && credentials.redisUrl.trim() ? credentials.redisUrl.trim() : undefined;
+	const redisUrl = credentials.shareRateLimit === true && typeof credentials.redisUrl === 'string' && credentials.redisUrl.trim() ? credentials.redisUrl.trim() : undefined;
 	return { baseUrl: base.url, keyId: keyIdOf(apiKey), keyLooksValid: looksLikeApiKey(apiKey), credentialName, redisUrl };
 }
 

@@ -4,7 +4,8 @@ import type { Harness } from '../../support/inProcessN8n';
 import { withSandbox } from '../../support/sandboxSuite';
 import type { Sandbox } from '../../sandbox';
 import { sortDefaultFirst, sortRequests, sortSessions } from '../../sandbox';
-import { SIMPLE_REQUEST_FIELDS } from '../../../nodes/BookingRequests/actions/common/simplify';
+import { ATTRIBUTION_FIELDS } from '../../../nodes/shared/output/attribution';
+import { SIMPLE_REQUEST_FIELDS } from '../../../nodes/shared/output/request';
 
 let sandbox: Sandbox;
 let harness: Harness;
@@ -23,7 +24,9 @@ describe('Booking Request → Get', () => {
 		const request = sortRequests(sandbox.workspace().requests)[0];
 		const simple = await harness.runAction({ resource: 'bookingRequest', operation: 'get', requestId: request.id });
 		expect(simple.error).toBeUndefined();
-		expect(Object.keys(simple.items[0].json).sort()).toEqual([...SIMPLE_REQUEST_FIELDS].sort());
+		const keys = Object.keys(simple.items[0].json);
+		expect(keys.slice(0, SIMPLE_REQUEST_FIELDS.length)).toEqual([...SIMPLE_REQUEST_FIELDS]);
+		expect(keys).toEqual(expect.arrayContaining([...ATTRIBUTION_FIELDS]));
 		expect(simple.items[0].json.email).toBe(request.email);
 		const raw = await harness.runAction({ resource: 'bookingRequest', operation: 'get', requestId: request.id, simplify: false });
 		expect(raw.items[0].json).toEqual(request);
@@ -68,9 +71,40 @@ describe('Booking Request → Get', () => {
 			{ resource: 'bookingRequest', operation: 'get', requestId: '={{ $json.rid }}' },
 			{ input: [{ rid }] },
 		);
-		expect(result.error?.message).toMatch(/^Parameter "requestId" must be a UUID, got /);
+		expect(result.error?.message).toMatch(/^Parameter "Request ID" must be a UUID, got /);
 		expect(result.error?.message.length).toBeLessThan(120);
 		expect(sandbox.log).toHaveLength(0);
+	});
+});
+
+describe('simplified booking request: what a CRM sync maps, flat', () => {
+	test('address block, services, completion time, flattened attribution and the intake answers as question → answer', async () => {
+		const requests = sortRequests(sandbox.workspace().requests);
+		const request = requests.find((r) => r.intake_responses.length > 0 && r.attribution && r.completed_at)!;
+		expect(request).toBeDefined();
+		const { items } = await harness.runAction({ resource: 'bookingRequest', operation: 'get', requestId: request.id });
+		const item = items[0].json;
+		expect(item).toMatchObject({
+			id: request.id,
+			address: request.address,
+			address_2: request.address_2,
+			city: request.city,
+			state: request.state,
+			zip: request.zip,
+			country: request.country,
+			selected_services: request.selected_services,
+			preferred_times: request.preferred_times,
+			completed_at: request.completed_at,
+			intake_answers: request.intake_responses.filter((r) => r.answer.trim() !== '').map((r) => ({ question: r.question, answer: r.answer })),
+		});
+		const attribution = request.attribution as Record<string, string>;
+		for (const key of ATTRIBUTION_FIELDS) expect(item[key]).toBe(attribution[key] ?? null);
+		// the attribution's own "source" does not overwrite the request's channel tag
+		expect(item.source).toBe(request.source);
+		if (attribution.source !== undefined) expect(item.attribution_source).toBe(attribution.source);
+		expect(item).not.toHaveProperty('intake_responses');
+		expect(item).not.toHaveProperty('attribution');
+		expect(item).not.toHaveProperty('internal_notes');
 	});
 });
 
@@ -132,13 +166,13 @@ describe('Booking Request → Get Many', () => {
 			operation: 'getAll',
 			filters: { formId: rl('not-a-uuid') },
 		});
-		expect(result.error?.message).toBe('Parameter "formId" must be a UUID, got "not-a-uuid"');
+		expect(result.error?.message).toBe('Parameter "Form" must be a UUID, got "not-a-uuid"');
 		expect(sandbox.log).toHaveLength(0);
 	});
 
 	test('a bad date is a clear error', async () => {
 		const result = await harness.runAction({ resource: 'bookingRequest', operation: 'getAll', filters: { createdAfter: 'yesterday-ish' } });
-		expect(result.error?.message).toBe('Parameter "createdAfter" is not a valid date');
+		expect(result.error?.message).toBe('Parameter "Created After" is not a valid date');
 	});
 });
 
@@ -163,16 +197,26 @@ describe('Booking Session → Get Many', () => {
 		expect(idsOf(completed.items)).toEqual(sessions.filter((s) => s.request_id !== null).slice(0, 3).map((s) => s.id));
 	});
 
-	test('simplified sessions carry the contact from the saved draft', async () => {
-		const session = sortSessions(sandbox.workspace().sessions).find((s) => s.request_id === null && s.data?.contact?.email);
+	test('simplified sessions carry the contact, progress and attribution of the saved draft, flat', async () => {
+		const session = sortSessions(sandbox.workspace().sessions).find(
+			(s) => s.request_id === null && s.data?.contact?.email && s.data.scheduledDate && s.attribution?.utm_source,
+		)!;
+		expect(session).toBeDefined();
 		const result = await harness.runAction({ resource: 'bookingSession', operation: 'getAll', returnAll: true });
-		const found = jsonOf(result.items).find((item) => item.id === session!.id)!;
+		const found = jsonOf(result.items).find((item) => item.id === session.id)!;
 		expect(found).toMatchObject({
-			email: session!.data.contact!.email,
-			first_name: session!.data.contact!.firstname ?? null,
+			email: session.data.contact!.email,
+			first_name: session.data.contact!.firstname ?? null,
 			status: 'abandoned',
 			request_id: null,
+			zip: session.data.zip ?? null,
+			address: session.data.address ?? null,
+			scheduled_date: session.data.scheduledDate,
+			service_ids: session.data.serviceIds ?? [],
+			utm_source: session.attribution!.utm_source,
+			page_url: session.attribution!.page_url ?? null,
 		});
+		expect(found).not.toHaveProperty('data');
 	});
 
 	test('Include Booking Request attaches the request of each completed session (one call each)', async () => {

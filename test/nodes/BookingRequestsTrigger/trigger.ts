@@ -39,7 +39,9 @@ export class TriggerRun {
 		const saved = JSON.stringify(this.state.staticData);
 		const logStart = this.sandbox.log.length;
 		try {
-			const result = await this.harness.poll(this.parameters, this.state, mode, options);
+			// These runs test the engine (which events, when, at what cost): raw items, as before Simplify
+			// existed; the simplified shape is tested in items.test.ts and simplified.test.ts.
+			const result = await this.harness.poll({ simplify: false, ...this.parameters }, this.state, mode, options);
 			const items = result ? result[0].map((item) => item.json) : null;
 			const keep = result !== null || this.keepStateOfNullPolls;
 			// What n8n writes to its database is JSON; a poll whose data is not saved leaves the older copy.

@@ -167,9 +167,19 @@ export class Editor {
 		return Number(m[1]);
 	}
 
-	/** The output panel's display mode (Table / JSON / Schema). */
+	/** The output panel's display mode (Table / JSON / Schema); waits until the view shows data. */
 	async outputMode(mode: 'table' | 'json' | 'schema'): Promise<void> {
 		await this.byTestId('output-panel').getByTestId(`radio-button-${mode}`).click();
+		const container = this.byTestId('output-panel').getByTestId('ndv-data-container');
+		const ready = mode === 'table' ? container.locator('table tbody tr').first() : container;
+		await ready.waitFor({ state: 'visible' });
+		await waitUntil(async () => ((await container.textContent()) ?? '').trim() !== '', 10_000, `the ${mode} view to show data`);
+	}
+
+	/** Column names of the output table (every column, also those scrolled out of view). */
+	async outputColumns(): Promise<string[]> {
+		const heads = this.byTestId('output-panel').locator('[data-test-id="ndv-data-container"] table thead th');
+		return (await heads.allTextContents()).map((t) => t.trim()).filter((t) => t !== '');
 	}
 
 	/** Text of the output panel's data (table cells, JSON ...). */
@@ -186,6 +196,61 @@ export class Editor {
 			if (first) ids.push(first.toLowerCase());
 		}
 		return ids;
+	}
+
+	/** The "Docs" link of the open node details view (n8n appends its tracking query to it). */
+	async ndvDocsHref(): Promise<string> {
+		const link = this.ndv().getByRole('link', { name: /Docs/ }).first();
+		return (await link.getAttribute('href')) ?? '';
+	}
+
+	/** Subtitle shown under a node on the canvas (its `subtitle` expression, evaluated by the editor). */
+	canvasText(text: string): Locator {
+		return this.page.getByText(text, { exact: true });
+	}
+
+	/** A node on the canvas, by its type. */
+	canvasNode(type: string): Locator {
+		return this.page.locator(`[data-test-id="canvas-node"][data-node-type="${type}"]`).first();
+	}
+
+	/** The credential dialog (create / edit). */
+	credentialModal(): Locator {
+		return this.byTestId('editCredential-modal');
+	}
+
+	/** Opens "Create new credential" from the NDV's credential select. */
+	async createCredentialFromNdv(): Promise<void> {
+		await this.byTestId('node-credentials-select').click();
+		await this.page.getByText(/Create new credential/i).first().click();
+		await this.credentialModal().waitFor({ state: 'visible' });
+	}
+
+	/**
+	 * Saves the credential dialog, waits for n8n's connection test (the editor runs it on save) and
+	 * returns the message the dialog shows: '' when the test passed (a new credential's dialog then
+	 * closes), else the text under "Couldn’t connect with these settings" (opened with "More details"
+	 * when it is folded).
+	 */
+	async saveCredentialAndReadTest(timeoutMs = 30_000): Promise<string> {
+		const modal = this.credentialModal();
+		const [response] = await Promise.all([
+			this.page.waitForResponse((r) => /\/rest\/credentials\/test/.test(r.url()), { timeout: timeoutMs }),
+			this.byTestId('credential-save-button').click(),
+		]);
+		const result = ((await response.json()) as { data?: { status?: string; message?: string } }).data;
+		if (result?.status === 'OK') {
+			// a new credential that passes closes the dialog; an existing one shows the success banner
+			await modal
+				.waitFor({ state: 'hidden', timeout: 10_000 })
+				.catch(async () => await this.byTestId('credentials-config-container-test-success').waitFor({ state: 'visible' }));
+			return '';
+		}
+		const message = String(result?.message ?? '');
+		const more = modal.getByText('More details');
+		if (await more.isVisible().catch(() => false)) await more.click();
+		await modal.getByText(message, { exact: true }).waitFor({ state: 'visible' });
+		return message;
 	}
 
 	/** Clicks away toasts that could cover a screenshot. */

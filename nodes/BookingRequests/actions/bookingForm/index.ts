@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { getManyFields, operationField, simplifyField } from '../common/fields';
+import { operationField } from '../common/fields';
+import * as getAll from './getAll.operation';
 
-export { execute as getAll } from './getAll.operation';
+export { getAll };
 
 export const description: INodeProperties[] = [
 	operationField('bookingForm', [
@@ -13,6 +14,5 @@ export const description: INodeProperties[] = [
 			description: "List the workspace's booking forms, the default form first. A form's ID filters requests, sessions and profiles.",
 		},
 	]),
-	...getManyFields('bookingForm', 'booking forms'),
-	simplifyField('bookingForm', ['getAll'], 'id, name, is_default, locations, created_at, updated_at'),
+	...getAll.description,
 ];

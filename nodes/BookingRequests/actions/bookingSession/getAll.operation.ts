@@ -1,14 +1,74 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { API_PATHS } from '../../../shared/constants';
+import { simplifyRequest } from '../../../shared/output/request';
+import { sessionStatus, simplifySession } from '../../../shared/output/session';
 import { paginate } from '../../../shared/transport/paginate';
 import { apiRequest } from '../../../shared/transport/request';
 import type { BookingRequest, BookingSession } from '../../../shared/types';
+import { formLocator, getManyFields, simplifyField } from '../common/fields';
 import { readDate, readLimit, readOptionalId, timeOf } from '../common/parameters';
-import { sessionStatus, simplifyRequest, simplifySession } from '../common/simplify';
 import { assertRequestShape } from '../bookingRequest/shape';
 
 type StatusFilter = 'all' | 'abandoned' | 'completed';
+
+const properties: INodeProperties[] = [
+	...getManyFields('booking sessions'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{ ...formLocator('Only sessions on this form') },
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'all',
+				description:
+					'The API returns abandoned and completed sessions together; this filter is applied by the node after each page is read (a session is abandoned while its request_id is empty)',
+				options: [
+					{ name: 'All', value: 'all', description: 'Abandoned and completed sessions' },
+					{ name: 'Abandoned', value: 'abandoned', description: 'Sessions with no booking request (request_id empty)' },
+					{ name: 'Completed', value: 'completed', description: 'Sessions that turned into a booking request' },
+				],
+			},
+			{
+				displayName: 'Updated After',
+				name: 'updatedAfter',
+				type: 'dateTime',
+				default: '',
+				description:
+					'Only sessions with activity after this moment. Paging stops at the first older session, so a frequent sync costs one call per 100 changed sessions.',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Booking Request',
+				name: 'includeRequest',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to fetch the booking request of each completed session and attach it as "request". Each costs one more call, at 1 call per second.',
+			},
+		],
+	},
+	simplifyField(
+		'id, request_id, status (abandoned or completed), form_id, step, email, first_name, last_name and phone from the saved draft, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url (and any other attribution key), created_at, updated_at',
+	),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['bookingSession'], operation: ['getAll'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;

@@ -1,10 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { formLocator, getManyFields, operationField, simplifyField } from '../common/fields';
+import { operationField } from '../common/fields';
+import * as getAll from './getAll.operation';
 
-export { execute as getAll } from './getAll.operation';
-
-const show = { resource: ['businessProfile'] };
+export { getAll };
 
 export const description: INodeProperties[] = [
 	operationField('businessProfile', [
@@ -16,19 +15,5 @@ export const description: INodeProperties[] = [
 				"List the workspace's business profiles (service locations), the default first. A profile's ID filters booking requests.",
 		},
 	]),
-	...getManyFields('businessProfile', 'business profiles'),
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: { show: { ...show, operation: ['getAll'] } },
-		options: [{ ...formLocator('Only profiles assigned to this form') }],
-	},
-	simplifyField(
-		'businessProfile',
-		['getAll'],
-		'id, title, form_id, is_default, primary_phone, website_url, address, address_city, address_state',
-	),
+	...getAll.description,
 ];

@@ -1,9 +1,13 @@
 import type { INodePropertyOptions, INodeProperties } from 'n8n-workflow';
 
-/** Parameter blocks every Get Many shares: Return All / Limit / Simplify (and, re-exported, the locators). */
+/**
+ * Parameter blocks several operations share. They carry no resource/operation display conditions:
+ * each operation file scopes its own parameters with `updateDisplayOptions` (the Cal / Airtable v2
+ * pattern), so a parameter is declared in exactly one place.
+ */
 
-/** The Operation selector of one resource. */
-export function operationField(resource: string, options: INodePropertyOptions[]): INodeProperties {
+/** The Operation selector of one resource (the only parameter a resource's index.ts declares). */
+export function operationField(resource: string, options: INodePropertyOptions[], defaultOperation = 'getAll'): INodeProperties {
 	return {
 		displayName: 'Operation',
 		name: 'operation',
@@ -11,19 +15,18 @@ export function operationField(resource: string, options: INodePropertyOptions[]
 		noDataExpression: true,
 		displayOptions: { show: { resource: [resource] } },
 		options,
-		default: 'getAll',
+		default: defaultOperation,
 	};
 }
 
-export function getManyFields(resource: string, itemsName: string): INodeProperties[] {
-	const show = { resource: [resource], operation: ['getAll'] };
+/** Return All / Limit of a Get Many. */
+export function getManyFields(itemsName: string): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',
 			name: 'returnAll',
 			type: 'boolean',
 			default: false,
-			displayOptions: { show },
 			description: 'Whether to return all results or only up to a given limit',
 			hint: `Return All reads the ${itemsName} 100 per call, at most 1 call per second (the API's limit)`,
 		},
@@ -33,19 +36,18 @@ export function getManyFields(resource: string, itemsName: string): INodePropert
 			type: 'number',
 			default: 50,
 			typeOptions: { minValue: 1 },
-			displayOptions: { show: { ...show, returnAll: [false] } },
+			displayOptions: { show: { returnAll: [false] } },
 			description: 'Max number of results to return',
 		},
 	];
 }
 
-export function simplifyField(resource: string, operations: string[], fields: string): INodeProperties {
+export function simplifyField(fields: string): INodeProperties {
 	return {
 		displayName: 'Simplify',
 		name: 'simplify',
 		type: 'boolean',
 		default: true,
-		displayOptions: { show: { resource: [resource], operation: operations } },
 		description: `Whether to return a simplified version of the response instead of the raw data. Simplified: ${fields}.`,
 	};
 }

@@ -4,7 +4,23 @@ import { NodeOperationError } from 'n8n-workflow';
 import { assertUuid } from '../../../shared/validation';
 import { timestampMs } from '../../../shared/utils';
 
-/** Reading and checking parameters shared by several operations. */
+/**
+ * Reading and checking parameters shared by several operations. Errors name a parameter by the
+ * label the user sees in the editor ("Form"), never by its internal name (`formId`).
+ */
+
+/** Editor labels of the filters and options read here (their `displayName`). */
+export const PARAMETER_LABELS: Record<string, string> = {
+	formId: 'Form',
+	businessProfileId: 'Business Profile',
+	createdAfter: 'Created After',
+	updatedAfter: 'Updated After',
+	requestId: 'Request ID',
+};
+
+function labelOf(name: string): string {
+	return PARAMETER_LABELS[name] ?? name;
+}
 
 /** `undefined` = Return All. */
 export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
@@ -26,14 +42,14 @@ export function readOptionalId(ctx: IExecuteFunctions, filters: IDataObject, nam
 		const raw = (ctx.getNode().parameters.filters as IDataObject | undefined)?.[name] as IDataObject | undefined;
 		const written = raw && typeof raw === 'object' ? raw.value : raw;
 		if (typeof written === 'string' && written.startsWith('=')) {
-			throw new NodeOperationError(ctx.getNode(), `Parameter "${name}" resolved to an empty value`, {
+			throw new NodeOperationError(ctx.getNode(), `Parameter "${labelOf(name)}" resolved to an empty value`, {
 				itemIndex,
 				description: 'Its expression gave no id for this item, so no request was sent. Remove the filter to list everything, or fix the expression.',
 			});
 		}
 		return undefined;
 	}
-	return assertUuid(ctx.getNode(), value, name, itemIndex);
+	return assertUuid(ctx.getNode(), value, labelOf(name), itemIndex);
 }
 
 /** Offset of `timeZone` from UTC at `utcMs`, in ms. */
@@ -79,7 +95,7 @@ export function readDate(ctx: IExecuteFunctions, filters: IDataObject, name: str
 		}
 	}
 	if (!Number.isFinite(ms)) {
-		throw new NodeOperationError(ctx.getNode(), `Parameter "${name}" is not a valid date`, {
+		throw new NodeOperationError(ctx.getNode(), `Parameter "${labelOf(name)}" is not a valid date`, {
 			itemIndex,
 			description: 'Use the date picker, an ISO 8601 date such as 2026-11-01T00:00:00Z, or an expression such as {{ $now.minus(1, "day") }}.',
 		});

@@ -20,7 +20,8 @@ export interface CredentialRef {
 }
 
 export function credential(ref: CredentialRef, data: { apiKey: string; baseUrl: string; redisUrl?: string }): CredentialImport {
-	return { ...ref, type: CRED_TYPE, data: { ...data } };
+	// The Redis URL only counts with "Share Rate Limit Across n8n Processes" on (credential toggle).
+	return { ...ref, type: CRED_TYPE, data: data.redisUrl ? { ...data, shareRateLimit: true } : { ...data } };
 }
 
 /**

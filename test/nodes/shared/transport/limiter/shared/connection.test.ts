@@ -67,8 +67,8 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
 describe('shared limit connections', () => {
 	test('one client + one subscriber per Redis URL for all keys; closed when idle; reopened by the next request', async () => {
 		configureSharedLimits({ idleCloseMs: 800 });
-		const demo = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, redisUrl: redis.url });
-		const second = createHarness({ apiKey: sandbox.keys.second, baseUrl: sandbox.url, redisUrl: redis.url });
+		const demo = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: true, redisUrl: redis.url });
+		const second = createHarness({ apiKey: sandbox.keys.second, baseUrl: sandbox.url, shareRateLimit: true, redisUrl: redis.url });
 		const call = async (harness: typeof demo) => await apiRequest(harness.context(), '/api/v1/forms', { qs: { per_page: 5 } });
 
 		// Two keys, two requests each, at the same time: separate budgets, one connection pair.
@@ -109,7 +109,7 @@ describe('shared limit connections', () => {
 			openSharedLimitConnections: () => string[];
 			closeSharedLimits: () => Promise<void>;
 		};
-		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, redisUrl: redis.url });
+		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: true, redisUrl: redis.url });
 		const search = async (node: INodeType) =>
 			await (node.methods!.listSearch!.searchForms as (this: ILoadOptionsFunctions) => Promise<INodeListSearchResult>).call(
 				harness.context() as unknown as ILoadOptionsFunctions,
@@ -132,7 +132,7 @@ describe('shared limit connections', () => {
 		expect(limiterFor('https://local.example', 'k-local', '')).toBe(local);
 		expect(limiterIds()).toContain('https://local.example#k-local');
 
-		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, redisUrl: '' });
+		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: true, redisUrl: '' });
 		await apiRequest(harness.context(), '/api/v1/forms', { qs: { per_page: 1 } });
 		expect(limiterIds()).toContain(`${sandbox.url}#${keyIdOf(sandbox.keys.demo)}`);
 		expect(openSharedLimitConnections()).toHaveLength(before);
@@ -141,15 +141,25 @@ describe('shared limit connections', () => {
 });
 
 describe('the credential field and the Redis URL', () => {
-	test('"Shared Rate Limit: Redis URL": optional, password-typed, empty by default', () => {
-		const field = new BookingRequestsApi().properties.find((property) => property.name === 'redisUrl');
+	test('"Redis URL": password-typed, empty by default, shown only with "Share Rate Limit Across n8n Processes" (off by default)', () => {
+		const properties = new BookingRequestsApi().properties;
+		const toggle = properties.find((property) => property.name === 'shareRateLimit');
+		expect(toggle).toMatchObject({ displayName: 'Share Rate Limit Across n8n Processes', type: 'boolean', default: false });
+		const field = properties.find((property) => property.name === 'redisUrl');
 		expect(field).toMatchObject({
-			displayName: 'Shared Rate Limit: Redis URL',
+			displayName: 'Redis URL',
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
+			displayOptions: { show: { shareRateLimit: [true] } },
 		});
-		expect(field?.required).toBeFalsy();
+	});
+
+	test('a Redis URL left in the credential with the toggle off opens no Redis connection', async () => {
+		const before = openSharedLimitConnections().length;
+		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: false, redisUrl: redis.url });
+		await apiRequest(harness.context(), '/api/v1/forms', { qs: { per_page: 1 } });
+		expect(openSharedLimitConnections()).toHaveLength(before);
 	});
 
 	test('redis:// and rediss:// are accepted; shown without password or query', () => {

@@ -48,7 +48,7 @@ beforeEach(() => sandbox.clearLog());
 
 /** One API call in a real n8n context with the given Redis URL; returns the error and how long it took. */
 async function callWith(redisUrl: string): Promise<{ error: (Error & { description?: string }) | undefined; ms: number }> {
-	const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, redisUrl });
+	const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: true, redisUrl });
 	const started = Date.now();
 	try {
 		await apiRequest(harness.context(), '/api/v1/forms', { qs: { per_page: 1 } });
