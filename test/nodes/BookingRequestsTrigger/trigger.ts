@@ -40,7 +40,7 @@ export class TriggerRun {
 		const logStart = this.sandbox.log.length;
 		try {
 			// These runs test the engine (which events, when, at what cost): raw items, as before Simplify
-			// existed; the simplified shape is tested in items.test.ts and simplified.test.ts.
+			// existed; the simplified shape is tested in items.unit.test.ts and simplified.test.ts.
 			const result = await this.harness.poll({ simplify: false, ...this.parameters }, this.state, mode, options);
 			const items = result ? result[0].map((item) => item.json) : null;
 			const keep = result !== null || this.keepStateOfNullPolls;

@@ -46,7 +46,8 @@ interface Run {
 async function poll(parameters: INodeParameters, state: PollState, run: Run, budgetMs: number): Promise<IDataObject[]> {
 	const logStart = sandbox.log.length;
 	const started = performance.now();
-	const result = await harness.poll(parameters, state, 'trigger', { budgetMs });
+	// Engine figures on raw items (the simplified shape is tested in items.unit.test.ts and simplified.test.ts).
+	const result = await harness.poll({ simplify: false, ...parameters }, state, 'trigger', { budgetMs });
 	const took = performance.now() - started;
 	state.staticData = JSON.parse(JSON.stringify(state.staticData)) as IDataObject;
 	run.polls++;

@@ -50,7 +50,7 @@ describe('limiter registry', () => {
 		};
 		await Promise.all([limiter.run(job), limiter.run(job), limiter.run(job)]);
 		// The first round trip of a process is not trusted and one more is not enough: L = 0, the old
-		// "from the response" rule (pacing.test.ts covers how L then grows).
+		// "from the response" rule (pacing.unit.test.ts covers how L then grows).
 		expect(starts[1] - ends[0]).toBeGreaterThanOrEqual(PACING.minGapMs + PACING.marginMs - 2);
 		expect(starts[2] - ends[1]).toBeGreaterThanOrEqual(PACING.minGapMs + PACING.marginMs - 2);
 		expect(starts[2] - ends[1]).toBeLessThan(PACING.minGapMs + 100);

@@ -43,7 +43,7 @@ describe('another client on the same key, uncoordinated', () => {
 				`during our Return All of 1,000: we made ${ours.length} calls (${our429} × 429) in ${seconds.toFixed(1)} s; the other client ${theirs.accepted} of ${theirs.calls} accepted (${theirs.calls - theirs.accepted} × 429)`,
 			);
 			expect(theirs.calls).toBeGreaterThanOrEqual(4);
-			// On average 57–60% (pacing.test.ts simulates this scenario: mean 0.58–0.59, at least half in
+			// On average 57–60% (pacing.unit.test.ts simulates this scenario: mean 0.58–0.59, at least half in
 			// 93% of 200 runs); one run of ~14 calls can end just below half, so the bound here is 40%
 			// (before this pacing the other client got 1 of 6 through).
 			expect(theirs.accepted / theirs.calls).toBeGreaterThanOrEqual(0.4);
