@@ -130,22 +130,20 @@ function ownModulesPlugin() {
 	};
 }
 
+/** What every esbuild run of the build shares: CommonJS for the Node versions n8n runs on. */
+const COMMON = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', keepNames: true, logLevel: 'warning' };
+
 async function compile() {
 	const sources = [
 		...listFiles(path.join(ROOT, 'nodes'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')),
 		...listFiles(path.join(ROOT, 'credentials'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')),
 	];
 	await esbuild.build({
+		...COMMON,
 		entryPoints: sources,
 		outbase: ROOT,
 		outdir: DIST,
-		bundle: true,
-		platform: 'node',
-		format: 'cjs',
-		target: 'node20',
-		keepNames: true,
 		sourcemap: true,
-		logLevel: 'warning',
 		plugins: [ownModulesPlugin()],
 	});
 }
@@ -153,13 +151,9 @@ async function compile() {
 async function vendor() {
 	const patches = loadPatches();
 	await esbuild.build({
+		...COMMON,
 		entryPoints: Object.fromEntries(VENDORED.map((name) => [`vendor/${name}`, require.resolve(name, { paths: [ROOT] })])),
 		outdir: DIST,
-		bundle: true,
-		platform: 'node',
-		format: 'cjs',
-		target: 'node20',
-		keepNames: true,
 		// Third-party code, shipped once: minified (the licences stay: esbuild keeps legal comments).
 		minify: true,
 		legalComments: 'eof',

@@ -24,19 +24,13 @@ import {
 	type Verdict,
 } from '../../nodes/shared/transport/limiter/pacing';
 import { RETRY_RULES, retryDecision, type RetryRules } from '../../nodes/shared/transport/limiter/retryRule';
+import { mulberry32 } from '../sandbox/seed';
 
 export type Rng = () => number;
 
-/** mulberry32: a small seeded generator, so every simulation is reproducible. */
+/** A small seeded generator (the sandbox's mulberry32), so every simulation is reproducible. */
 export function seeded(seed: number): Rng {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
+	return mulberry32(seed);
 }
 
 export const uniform = (rng: Rng, min: number, max: number): number => min + rng() * (max - min);

@@ -20,19 +20,9 @@ import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state';
 import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
 import { MIN, World, entryOf, iso, makeSettings } from '../../support/triggerWorld';
+import { mulberry32 } from '../../sandbox/seed';
 
 jest.setTimeout(300_000);
-
-function rng(seed: number) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 interface Period {
 	a: number;
@@ -147,7 +137,7 @@ interface SimReport {
 }
 
 async function simulate(options: SimOptions): Promise<SimReport> {
-	const random = rng(options.seed);
+	const random = mulberry32(options.seed);
 	const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
 	const world = new World();
 	const history = new History(world);
