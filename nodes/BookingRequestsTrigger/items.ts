@@ -49,11 +49,18 @@ export function keepsEvent(event: TriggerEvent, options: Pick<ItemOptions, 'only
 	return hasEmail(draftContact(event.session));
 }
 
-/** Whole minutes from the session's last activity to `now`; null when the session has no timestamp. */
+/** The `Date` header's resolution (RFC 9110: whole seconds). */
+const DATE_HEADER_RESOLUTION_MS = 1000;
+
+/**
+ * Whole minutes from the session's last activity to `now`; null when the session has no timestamp.
+ * `now` normally comes from the server's `Date` header, which is truncated to the second, so the count
+ * runs to the end of that second: a session idle 31 min 0.4 s reads 31, not 30.
+ */
 export function idleMinutes(session: BookingSession, now: number): number | null {
 	const activity = timestampMs(session.updated_at) ?? timestampMs(session.created_at);
 	if (activity === null) return null;
-	return Math.max(0, Math.floor((now - activity) / 60_000));
+	return Math.max(0, Math.floor((now + DATE_HEADER_RESOLUTION_MS - 1 - activity) / 60_000));
 }
 
 /** The object with `form_name` placed right after `form_id`. */

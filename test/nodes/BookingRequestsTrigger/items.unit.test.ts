@@ -171,4 +171,11 @@ describe('needsRequest: which completed sessions need their booking request read
 		expect(idleMinutes(makeSession({ updated_at: iso(NOW + 60_000) }), NOW)).toBe(0);
 		expect(idleMinutes(makeSession({ updated_at: null, created_at: iso(NOW - 10 * MIN) }), NOW)).toBe(10);
 	});
+
+	test('idle minutes count to the end of the Date header\'s second (it is truncated to whole seconds)', () => {
+		// activity 0.6 s into a second, Date header 31 minutes later truncated to that later second
+		const activity = NOW - 31 * MIN + 400;
+		expect(idleMinutes(makeSession({ updated_at: iso(activity) }), NOW)).toBe(31);
+		expect(idleMinutes(makeSession({ updated_at: iso(NOW - 31 * MIN + 1000) }), NOW)).toBe(30);
+	});
 });
