@@ -7,7 +7,8 @@
  * Flags: --quick   scales the 10,000-request row down to 2,000 (said in the table)
  *        --no-peer skips the rows that run in a real n8n
  *        --only=<groups> runs only these groups (comma-separated): main (in-process Return All,
- *                  two executions, trigger), pacing (Return All at each network latency, cold and
+ *                  two executions, trigger), trigger (a backlog drained under the 36 s poll
+ *                  budget), pacing (Return All at each network latency, cold and
  *                  warm), queue (3 processes on Redis), neighbour (another client on the key),
  *                  peer (real n8n: this node vs the HTTP Request node, loopback and each latency)
  */

@@ -11,24 +11,16 @@
  *  5a. the trigger's state lives in n8n's poller state;
  *  5b. a restart of main (`kill -9` between polls) neither loses nor repeats an event (`event_id`s);
  *  5c. every poll stays within getPollBudgetMs(), also when a backlog needs more pages than one
- *      budget allows (see TRIGGER_HONOURS_POLL_BUDGET).
+ *      budget allows: the trigger stops reading in time, delivers what it has, and the next poll
+ *      continues, so the whole backlog arrives, each event once. (Before the trigger honoured the
+ *      budget, each poll read from the top for 45 s, n8n abandoned it, and nothing was ever delivered.)
  */
+import { STATE_VERSION } from '../../../nodes/BookingRequestsTrigger/state';
 import { hashKey, type Session } from '../../sandbox';
 import { sleep } from '../../support/n8n/process';
 import { acceptedIn, FINISHED, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
 import { credential, TRIGGER_NODE, triggerWorkflow } from './helpers/workflows';
 import { shortId, withQueueWorld } from './helpers/world';
-
-/**
- * The trigger engine that honours getPollBudgetMs() is being written in parallel (poll budget task).
- * Today's trigger reads until it is past its cursor, however long that takes: a backlog of 61 pages
- * (61 s at 1 request/s) overruns n8n's 45 s poll timeout, n8n abandons the poll and delivers nothing.
- * The next poll starts over from the top and is abandoned again: the backlog is never delivered. With
- * false, scenario 5c asserts exactly that (two polls in a row) and reports it; after the merge set it to
- * true: 5c then asserts that every poll ends within the budget and that the whole backlog arrives, each
- * event once.
- */
-const TRIGGER_HONOURS_POLL_BUDGET = true;
 
 const DURABLE_SCHEDULER = {
 	N8N_SCHEDULER_ENABLED: 'true',
@@ -50,7 +42,11 @@ function pollBudgetMs(): number {
  * the execution context, the expression isolate): 0.3–0.5 s measured here on quiet polls.
  */
 const N8N_OVERHEAD_MS = 1_000;
-const BACKLOG = 6_000;
+/**
+ * 41 pages of the session list: more than one poll's budget (about 30 calls) can read. Measured here:
+ * about 1,150 events per 36 s poll (the completion and abandonment windows both sweep these pages).
+ */
+const BACKLOG = 4_000;
 const SESSIONS_PATH = '/api/v1/abandoned-sessions';
 const STATE_KEY = 'bookingRequestsTrigger';
 
@@ -113,7 +109,8 @@ async function emittedSince(afterId: number): Promise<Array<Record<string, unkno
 	return items;
 }
 
-const eventKeys = (items: Array<Record<string, unknown>>) => items.map((item) => `${String(item.event)}|${String(item.id)}`).sort();
+/** `event|session id` of each item, sorted; the trigger's items are simplified (its default): the session's id is `session_id`. */
+const eventKeys = (items: Array<Record<string, unknown>>) => items.map((item) => `${String(item.event)}|${String(item.session_id)}`).sort();
 
 describe("n8n's durable poll scheduler (queue mode)", () => {
 	/** The polls of 5a and 5b, for 5c. */
@@ -137,7 +134,7 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 			state = await pollerState();
 		}
 		const triggerState = state.cursor[STATE_KEY] as { v: number; fp: string; polledAt: number; sessions?: unknown };
-		expect(triggerState.v).toBe(1);
+		expect(triggerState.v).toBe(STATE_VERSION);
 		expect(triggerState.sessions).toBeDefined();
 		// ...and not in the workflow's static data
 		const [workflow] = await postgres.rows<{ staticData: unknown }>(`SELECT "staticData" FROM workflow_entity WHERE id = '${WF_TRIGGER}'`);
@@ -168,8 +165,8 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		];
 		sandbox.clock.advance(2 * 60_000);
 		const expectedA = eventKeys([
-			...abandonedA.map((session) => ({ event: 'session.abandoned', id: session.id })),
-			...completedA.map((session) => ({ event: 'session.completed', id: session.id })),
+			...abandonedA.map((session) => ({ event: 'session.abandoned', session_id: session.id })),
+			...completedA.map((session) => ({ event: 'session.completed', session_id: session.id })),
 		]);
 		await waitForExecutions(postgres, WF_TRIGGER, before, (rows) => rows.length >= 1 && rows.every((row) => FINISHED.includes(row.status)), 90_000, 'the poll after round A');
 		const afterA = await lastExecutionId(postgres);
@@ -181,8 +178,8 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		const abandonedB = Array.from({ length: 6 }, () => sandbox.startSession());
 		sandbox.clock.advance(2 * 60_000);
 		const expectedB = eventKeys([
-			...abandonedB.map((session) => ({ event: 'session.abandoned', id: session.id })),
-			...recovered.map((session) => ({ event: 'session.completed', id: session.id })),
+			...abandonedB.map((session) => ({ event: 'session.abandoned', session_id: session.id })),
+			...recovered.map((session) => ({ event: 'session.completed', session_id: session.id })),
 		]);
 		const killedAt = new Date().toISOString();
 		await n8n.kill(n8n.main);
@@ -219,29 +216,27 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		const tasksBefore = (await pollTasks()).map((task) => task.id);
 		const from = Date.now();
 
-		// a backlog: 6,000 bookings made without a draft (completed sessions) since the last poll, 61
-		// pages of the session list: at 1 request/s, longer than one poll may take
-		const backlog = Array.from({ length: BACKLOG }, () => sandbox.bookWithoutDraft().session);
-		const expected = eventKeys(backlog.map((session) => ({ event: 'session.completed', id: session.id })));
+		// a backlog: 4,000 bookings completed from a saved draft with an e-mail since the last poll, 41
+		// pages of the session list: at 1 request/s, longer than one poll may take. (Bookings made
+		// without a draft cost one more call each for the request's contact, so they drain at about 10
+		// per poll under this budget: README, Queue mode.)
+		// The sandbox clock moves 3 ms per booking (it stamps two), so that the timestamps stay
+		// distinct and in order (the sandbox follows its clock again once it is 1 s behind the stamps).
+		const backlog = Array.from({ length: BACKLOG }, () => {
+			sandbox.clock.advance(3);
+			return sandbox.completeSession(sandbox.startSession().id).session;
+		});
+		const expected = eventKeys(backlog.map((session) => ({ event: 'session.completed', session_id: session.id })));
 
 		const timedOut = () => (n8n.main.output().match(/Poll exceeded its timeout and was abandoned/g) ?? []).length;
 		const timeoutsBefore = timedOut();
 		const sessionReads = () => acceptedIn(sandbox, keyHash, from).filter((entry) => entry.path === SESSIONS_PATH);
 		let items: Array<Record<string, unknown>> = [];
-		if (TRIGGER_HONOURS_POLL_BUDGET) {
-			// the backlog arrives over several polls, each within its budget
-			const deadline = Date.now() + 5 * 60_000;
-			while (items.length < BACKLOG && Date.now() < deadline) {
-				await sleep(5000);
-				items = await emittedSince(before);
-			}
-		} else {
-			// today: each poll reads from the top for 45 s, n8n abandons it (the trigger stops at its next
-			// request: n8n has released the poll's expression isolate), and the next poll starts over
-			const deadline = Date.now() + 200_000;
-			while (timedOut() - timeoutsBefore < 2 && Date.now() < deadline) await sleep(1000);
-			const readDeadline = Date.now() + 60_000;
-			while (Date.now() - (sessionReads().pop()?.at ?? 0) < 5000 && Date.now() < readDeadline) await sleep(500);
+		// the backlog arrives over several polls, each within its budget (4 or 5 polls: up to 6 minutes
+		// from here, as polls run at the start of each minute)
+		const deadline = Date.now() + 7 * 60_000;
+		while (items.length < BACKLOG && Date.now() < deadline) {
+			await sleep(5000);
 			items = await emittedSince(before);
 		}
 		const to = Date.now();
@@ -271,23 +266,12 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		// the quiet polls of 5a/5b were far within the budget
 		expect(polled.length).toBeGreaterThanOrEqual(3);
 		for (const task of polled) expect(task.ms).toBeLessThanOrEqual(budget);
-		if (TRIGGER_HONOURS_POLL_BUDGET) {
-			expect(timedOut()).toBe(timeoutsBefore);
-			for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
-			// more than one budget's worth of reading: delivered by two polls or more
-			expect((await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions')).length).toBeGreaterThanOrEqual(2);
-			expect(eventKeys(items)).toEqual(expected);
-			expect(new Set(items.map((item) => item.event_id)).size).toBe(BACKLOG);
-		} else {
-			// what the budget is for: two polls in a row overran, n8n abandoned both, each had started
-			// over from the first page, and nothing they read was delivered
-			const overran = tasks.filter((task) => taskMs(task)! >= POLL_TIMEOUT_MS);
-			expect(timedOut() - timeoutsBefore).toBeGreaterThanOrEqual(2);
-			expect(overran.length).toBeGreaterThanOrEqual(2);
-			for (const task of overran) expect(readsOf(task)[0]?.query.page).toBe('1');
-			expect(items).toEqual([]);
-			expect(state?.consecutiveErrors).toBeGreaterThanOrEqual(2);
-		}
+		expect(timedOut()).toBe(timeoutsBefore);
+		for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
+		// more than one budget's worth of reading: delivered by two polls or more
+		expect((await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions')).length).toBeGreaterThanOrEqual(2);
+		expect(eventKeys(items)).toEqual(expected);
+		expect(new Set(items.map((item) => item.event_id)).size).toBe(BACKLOG);
 		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
 	});
 });
