@@ -11,7 +11,7 @@ import { isDeadlineReached, MIN_ATTEMPT_MS } from '../shared/transport/deadline'
 import { asNodeError } from '../shared/transport/errors';
 import type { PageRead } from '../shared/transport/pageReader';
 import { malformed, readPage, repeatedPageProblem } from '../shared/transport/pageReader';
-import { apiRequest } from '../shared/transport/request';
+import { getRequestById } from '../shared/transport/requestById';
 import type { BookingRequest, BookingSession } from '../shared/types';
 import { isRecord } from '../shared/utils';
 import { isUuid } from '../shared/validation';
@@ -127,11 +127,7 @@ export interface PollResult {
  */
 export async function fetchRequest(ctx: IPollFunctions, id: string, options: { deadline?: number } = {}): Promise<BookingRequest | null> {
 	if (!isUuid(id)) return null;
-	const { body } = await apiRequest<BookingRequest | null>(ctx, `${API_PATHS.requests}/${id}`, {
-		resourceLabel: `booking request ${id}`,
-		nullIfNotFound: true,
-		deadline: options.deadline,
-	});
+	const body = await getRequestById(ctx, id, { nullIfNotFound: true, deadline: options.deadline });
 	return isRecord(body) ? (body as BookingRequest) : null;
 }
 
@@ -254,23 +250,20 @@ async function attachRequests(
 ): Promise<number> {
 	const needs = options.needsRequest;
 	if (!needs) return decisions.length;
-	const known = new Map<string, BookingRequest | null>();
-	for (const page of pages) if (page.list === 'requests') for (const item of page.items) known.set(item.id, item as BookingRequest);
-	for (const [index, decision] of decisions.entries()) {
-		const event = decision.event;
-		if (event?.event !== 'session.completed' || !event.session || !needs(event.session)) continue;
-		const id = String(event.session.request_id);
-		if (!known.has(id)) {
-			if (options.budget.left() < 1) return index;
+	const listed = pages.flatMap((page) => (page.list === 'requests' ? (page.items as BookingRequest[]) : []));
+	return await attachEach(
+		decisions.map((decision) => decision.event),
+		listed,
+		needs,
+		async (id) => {
+			if (options.budget.left() < 1) return undefined;
 			const request = await source.fetchRequest(id);
-			if (request === undefined) return index;
-			known.set(id, request);
+			if (request === undefined) return undefined;
 			options.budget.answered();
 			calls.getRequest++;
-		}
-		event.request = known.get(id) ?? null;
-	}
-	return decisions.length;
+			return request;
+		},
+	);
 }
 
 /**
@@ -283,11 +276,30 @@ export async function attachSampleRequests(
 	listed: BookingRequest[] | undefined,
 	needsRequest: (session: BookingSession) => boolean = () => true,
 ): Promise<void> {
-	const known = new Map<string, BookingRequest | null>((listed ?? []).map((request) => [request.id, request]));
-	for (const event of events) {
-		if (event.event !== 'session.completed' || !event.session || !needsRequest(event.session)) continue;
+	await attachEach(events, listed ?? [], needsRequest, async (id) => (await source.fetchRequest(id)) ?? null);
+}
+
+/**
+ * The one attach loop: each completed-session event that `needs` its booking request gets it from
+ * `listed`, else from `fetch` (once per id). Returns how many events (a prefix) were handled: it stops
+ * at the first one `fetch` cannot serve (undefined: no budget left).
+ */
+async function attachEach(
+	events: Array<TriggerEvent | undefined>,
+	listed: BookingRequest[],
+	needs: (session: BookingSession) => boolean,
+	fetch: (id: string) => Promise<BookingRequest | null | undefined>,
+): Promise<number> {
+	const known = new Map<string, BookingRequest | null>(listed.map((request) => [request.id, request]));
+	for (const [index, event] of events.entries()) {
+		if (event?.event !== 'session.completed' || !event.session || !needs(event.session)) continue;
 		const id = String(event.session.request_id);
-		if (!known.has(id)) known.set(id, (await source.fetchRequest(id)) ?? null);
+		if (!known.has(id)) {
+			const request = await fetch(id);
+			if (request === undefined) return index;
+			known.set(id, request);
+		}
 		event.request = known.get(id) ?? null;
 	}
+	return events.length;
 }

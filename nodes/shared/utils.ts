@@ -4,6 +4,13 @@
  */
 export { sleep } from 'n8n-workflow';
 
+/** An HTTP header of a response (as n8n's helpers give them: any case, maybe an array); undefined when absent. */
+export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
+	if (Array.isArray(value)) return String(value[0]);
+	return value === undefined || value === null ? undefined : String(value);
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

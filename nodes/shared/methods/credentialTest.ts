@@ -7,10 +7,12 @@ import type {
 
 import { API_PATHS } from '../constants';
 import { normaliseBaseUrl } from '../transport/baseUrl';
+import { AXIOS_TIMEOUT, codeInChain, TLS_CODE } from '../transport/errorChain';
 import { keyIdOf, looksLikeApiKey } from '../transport/keyId';
 import type { ServerAnswer } from '../transport/limiter/keyLimiter';
 import { limiterFor } from '../transport/limiter/registry';
 import { parseRedisUrl } from '../transport/limiter/shared/redisUrl';
+import { headerValue } from '../utils';
 
 /**
  * The credential's Test button (`testedBy` on both nodes). A function rather than the declarative
@@ -41,7 +43,6 @@ const UNREACHABLE_CODES = new Set([
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 	'UND_ERR_CONNECT_TIMEOUT',
 ]);
-const TLS_CODE = /^(EPROTO|ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH$)/;
 
 interface RawResponse {
 	statusCode: number;
@@ -53,19 +54,7 @@ const error = (message: string): INodeCredentialTestResult => ({ status: 'Error'
 
 /** A Node / axios error code anywhere in the chain around a failed request. */
 function codeOf(failure: unknown): string | undefined {
-	let current = failure as { code?: unknown; cause?: unknown; message?: unknown } | undefined;
-	for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
-		if (typeof current.code === 'string' && (UNREACHABLE_CODES.has(current.code) || TLS_CODE.test(current.code))) return current.code;
-		if (typeof current.message === 'string' && /timeout of \d+ms exceeded/i.test(current.message)) return 'ECONNABORTED';
-		current = current.cause as typeof current;
-	}
-	return undefined;
-}
-
-function header(headers: Record<string, unknown> | undefined, name: string): string | undefined {
-	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
-	if (Array.isArray(value)) return String(value[0]);
-	return value === undefined || value === null ? undefined : String(value);
+	return codeInChain(failure, (code) => UNREACHABLE_CODES.has(code) || TLS_CODE.test(code), [AXIOS_TIMEOUT], 6);
 }
 
 function bodyText(body: unknown): string {
@@ -105,7 +94,7 @@ export function explainAnswer(response: RawResponse, base: string): INodeCredent
 		return error('Rate limited (1 request per second per key): another integration is using this key right now. Try again in a second.');
 	}
 	if (status >= 300 && status < 400) {
-		const location = header(response.headers, 'location');
+		const location = headerValue(response.headers, 'location');
 		const target = location ? ` to ${location.split('?')[0].slice(0, 200)}` : '';
 		return error(`${host} redirected the request${target}: enter the final address as the Base URL (redirects are not followed, so the key never goes elsewhere)`);
 	}
@@ -158,7 +147,7 @@ export async function bookingRequestsApiTest(
 	// The limiter's pacing learns from the answer like from any other call (a 429 is the key's, not ours).
 	const answerOf = (response: RawResponse): ServerAnswer =>
 		response.statusCode === 429
-			? { kind: 'rateLimited', retryAfterMs: Math.min((Number(header(response.headers, 'retry-after')) || 1) * 1000, MAX_RETRY_WAIT_MS) }
+			? { kind: 'rateLimited', retryAfterMs: Math.min((Number(headerValue(response.headers, 'retry-after')) || 1) * 1000, MAX_RETRY_WAIT_MS) }
 			: { kind: 'accepted' };
 	const send = async () =>
 		(await limiter.run(

@@ -2,6 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_DISPLAY_NAME, MIN_GAP_MS } from '../constants';
+import { codeInChain, TLS_CODE } from './errorChain';
 
 /**
  * The one place that turns a failed call into what the user reads. Texts never contain the API key:
@@ -177,17 +178,9 @@ export function errorCodeOf(error: unknown): string | undefined {
 	return typeof body?.error === 'string' ? body.error : undefined;
 }
 
-/** Node / OpenSSL codes of a TLS failure: the https connection itself could not be set up. */
-const TLS_CODE = /^(EPROTO|ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH$)/;
-
 /** The TLS error code anywhere in the chain n8n wraps around a failed request. */
 function tlsCodeOf(error: unknown): string | undefined {
-	let current = error as { code?: unknown; cause?: unknown } | undefined;
-	for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-		if (typeof current.code === 'string' && TLS_CODE.test(current.code)) return current.code;
-		current = current.cause as typeof current;
-	}
-	return undefined;
+	return codeInChain(error, (code) => TLS_CODE.test(code));
 }
 
 /**

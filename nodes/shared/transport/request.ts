@@ -9,6 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_DISPLAY_NAME, CREDENTIAL_TYPE, MAX_RETRY_AFTER_MS, REQUEST_TIMEOUT_MS } from '../constants';
 import { normaliseBaseUrl } from './baseUrl';
+import { AXIOS_TIMEOUT, codeInChain, SOCKET_HANG_UP } from './errorChain';
 import type { Failure, FailureContext } from './errors';
 import { deadlineReached, MIN_ATTEMPT_MS, remainingMs } from './deadline';
 import { asNodeError, credentialLabel, toNodeApiError } from './errors';
@@ -17,7 +18,7 @@ import type { ServerAnswer } from './limiter/keyLimiter';
 import { limiterFor, retryRules } from './limiter/registry';
 import { retryDecision, type FailedAttempt } from './limiter/retryRule';
 import { toSharedLimitNodeError } from './limiter/shared/errors';
-import { sleep } from '../utils';
+import { headerValue, sleep } from '../utils';
 
 export { backoffMs } from './limiter/retryRule';
 
@@ -99,18 +100,7 @@ const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);
 
 /** Finds a Node/axios error code anywhere in the chain n8n wraps around a failed request. */
 function errorCode(error: unknown): string | undefined {
-	let current = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined;
-	for (let depth = 0; current && depth < 5; depth++) {
-		if (typeof current.code === 'string' && (NETWORK_CODES.has(current.code) || TIMEOUT_CODES.has(current.code))) {
-			return current.code;
-		}
-		if (typeof current.message === 'string') {
-			if (/socket hang up/i.test(current.message)) return 'ECONNRESET';
-			if (/timeout of \d+ms exceeded/i.test(current.message)) return 'ECONNABORTED';
-		}
-		current = current.cause as typeof current;
-	}
-	return undefined;
+	return codeInChain(error, (code) => NETWORK_CODES.has(code) || TIMEOUT_CODES.has(code), [SOCKET_HANG_UP, AXIOS_TIMEOUT]);
 }
 
 /** Query parameters without unset values, so an empty filter never reaches the API as `form_id=`. */
@@ -163,12 +153,6 @@ async function sleepWithin(ms: number, deadline: number | undefined): Promise<vo
 	await sleep(ms);
 }
 
-function header(headers: Record<string, unknown>, name: string): string | undefined {
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	if (Array.isArray(value)) return String(value[0]);
-	return value === undefined || value === null ? undefined : String(value);
-}
-
 /** Retry-After in whole seconds (contract) or an HTTP date; missing or odd values mean 1 s. Capped. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number {
 	let ms = 1000;
@@ -197,7 +181,7 @@ const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
 function answerOf(outcome: Outcome): ServerAnswer {
 	if (outcome.kind !== 'response') return { kind: 'noAnswer' };
 	if (outcome.status !== 429) return { kind: 'accepted' };
-	return { kind: 'rateLimited', retryAfterMs: retryAfterMs(header(outcome.headers, 'retry-after')) };
+	return { kind: 'rateLimited', retryAfterMs: retryAfterMs(headerValue(outcome.headers, 'retry-after')) };
 }
 
 /** The execution's cancel signal (the editor's Stop), where the context has one. */
@@ -284,7 +268,7 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 			continue;
 		}
 		if (RETRYABLE_STATUSES.has(status)) {
-			const hinted = header(headers, 'retry-after');
+			const hinted = headerValue(headers, 'retry-after');
 			const waitMs = retryOrThrow({ kind: 'serverError', hintMs: hinted !== undefined ? retryAfterMs(hinted) : undefined }, () =>
 				fail({
 					kind: 'status',
@@ -298,7 +282,7 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 			continue;
 		}
 		if (status >= 300 && status < 400) {
-			throw fail({ kind: 'redirect', status, location: header(headers, 'location') });
+			throw fail({ kind: 'redirect', status, location: headerValue(headers, 'location') });
 		}
 		if (!parsed.ok) {
 			throw fail({ kind: 'notJson', status, looksLikeHtml: /^\s*</.test(text) });
@@ -316,7 +300,7 @@ export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, opt
 		if (errorBody && typeof errorBody.error === 'string' && !('id' in errorBody) && !('items' in errorBody)) {
 			throw fail({ kind: 'malformed', detail: `a ${status} answer carried the error "${errorBody.error.slice(0, 100)}"` });
 		}
-		const dateHeader = header(headers, 'date');
+		const dateHeader = headerValue(headers, 'date');
 		const serverDate = dateHeader ? Date.parse(dateHeader) : NaN;
 		return { body: parsed.value as T, serverDate: Number.isFinite(serverDate) ? serverDate : undefined };
 	}

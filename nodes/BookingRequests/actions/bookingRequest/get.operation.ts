@@ -1,10 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { API_PATHS } from '../../../shared/constants';
 import { simpleRequestFieldList, simplifyRequest } from '../../../shared/output/request';
-import { apiRequest } from '../../../shared/transport/request';
-import type { BookingRequest } from '../../../shared/types';
+import { getRequestById } from '../../../shared/transport/requestById';
 import { assertUuid } from '../../../shared/validation';
 import { simplifyField } from '../common/fields';
 import { PARAMETER_LABELS } from '../common/parameters';
@@ -28,10 +26,6 @@ export const description = updateDisplayOptions({ show: { resource: ['bookingReq
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = assertUuid(this.getNode(), this.getNodeParameter('requestId', itemIndex), PARAMETER_LABELS.requestId, itemIndex);
-	const { body } = await apiRequest<BookingRequest>(this, `${API_PATHS.requests}/${encodeURIComponent(id)}`, {
-		itemIndex,
-		resourceLabel: `booking request ${id}`,
-	});
-	const request = assertRequestShape(this, body, itemIndex);
+	const request = assertRequestShape(this, await getRequestById(this, id, { itemIndex }), itemIndex);
 	return [this.getNodeParameter('simplify', itemIndex, true) ? simplifyRequest(request) : (request as IDataObject)];
 }

@@ -5,8 +5,8 @@ import { API_PATHS } from '../../../shared/constants';
 import { simplifyRequest } from '../../../shared/output/request';
 import { sessionStatus, simplifySession } from '../../../shared/output/session';
 import { paginate } from '../../../shared/transport/paginate';
-import { apiRequest } from '../../../shared/transport/request';
-import type { BookingRequest, BookingSession } from '../../../shared/types';
+import { getRequestById } from '../../../shared/transport/requestById';
+import type { BookingSession } from '../../../shared/types';
 import { formLocator, getManyFields, simplifyField } from '../common/fields';
 import { readDate, readLimit, readOptionalId, timeOf } from '../common/parameters';
 import { assertRequestShape } from '../bookingRequest/shape';
@@ -103,11 +103,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 /** The session's request; null when the API no longer has it (404), any other failure stops the item. */
 async function fetchRequest(ctx: IExecuteFunctions, requestId: string, itemIndex: number, simplify: boolean): Promise<IDataObject | null> {
-	const { body } = await apiRequest<BookingRequest | null>(ctx, `${API_PATHS.requests}/${encodeURIComponent(requestId)}`, {
-		itemIndex,
-		resourceLabel: `booking request ${requestId}`,
-		nullIfNotFound: true,
-	});
+	const body = await getRequestById(ctx, requestId, { itemIndex, nullIfNotFound: true });
 	if (body === null) return null;
 	const request = assertRequestShape(ctx, body, itemIndex);
 	return simplify ? simplifyRequest(request) : (request as IDataObject);
