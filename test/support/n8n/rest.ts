@@ -136,7 +136,10 @@ export class N8nRest {
 			const exec = r.status === 200 ? (r.body as { data: { status?: string; finished?: boolean; data?: unknown } }).data : undefined;
 			if (exec && exec.status && !['new', 'running', 'waiting'].includes(exec.status) && exec.data) {
 				const data = typeof exec.data === 'string' ? this.unflatten(exec.data) : exec.data;
-				return summariseRun(data, `status=${exec.status}`);
+				// n8n 1.x on SQLite (pool size 0) writes the status and the run data in two statements
+				// without a transaction: a finished status can be read while the data is still the
+				// placeholder of a manual run (flatted "[]"). Poll on until the run data is there.
+				if (hasResultData(data)) return summariseRun(data, `status=${exec.status}`);
 			}
 			if (Date.now() > deadline) throw new Error(`execution ${executionId} did not finish: ${JSON.stringify(r.body).slice(0, 500)}`);
 			await new Promise((res) => setTimeout(res, 250));
@@ -149,4 +152,10 @@ export class N8nRest {
 		const flatted = req('flatted') as { parse: (s: string) => unknown };
 		return flatted.parse(text);
 	}
+}
+
+function hasResultData(data: unknown): boolean {
+	if (typeof data !== 'object' || data === null) return false;
+	const d = data as { resultData?: unknown; data?: { resultData?: unknown } };
+	return d.resultData !== undefined || d.data?.resultData !== undefined;
 }
