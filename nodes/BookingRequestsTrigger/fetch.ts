@@ -13,14 +13,23 @@ import type { PageRead } from '../shared/transport/pageReader';
 import { malformed, readPage, repeatedPageProblem } from '../shared/transport/pageReader';
 import { getRequestById } from '../shared/transport/requestById';
 import type { BookingRequest, BookingSession } from '../shared/types';
-import { isRecord } from '../shared/utils';
+import { isRecord, timestampMs } from '../shared/utils';
 import { isUuid } from '../shared/validation';
 import type { Decision, TriggerEvent, TriggerSettings } from './diff';
 import { baselineState, decide, evaluate, listsFor, nextState } from './diff';
 import { Planner, pollNow } from './planner';
+import type { WantedRequest } from './requestLookup';
+import { attachReserve, findInRequestList } from './requestLookup';
 import type { TriggerState } from './state';
 import { serverNow } from './state';
 import type { ListItem, ListName, PageObservation } from './windows';
+
+/**
+ * Calls a poll's planner always keeps for reading the lists: a window deep in a backlog takes a few to
+ * locate and read, so with a smaller budget nothing is reserved (the requests are then read with what
+ * is left, as many as fit).
+ */
+const MIN_PLANNER_CALLS = 8;
 
 /** The poll's "now": fixed by the first answer of the poll (its `Date` header). */
 export class PollClock {
@@ -102,7 +111,7 @@ export interface Budget {
 
 export interface PollOptions {
 	budget: Budget;
-	/** Whether a completed session's event needs its booking request (one Get request each). */
+	/** Whether a completed session's event needs its booking request (from request list pages or Get request). */
 	needsRequest?: (session: BookingSession) => boolean;
 	localNow?: () => number;
 }
@@ -188,7 +197,8 @@ export async function readFirstPages(
 /**
  * One poll: reads what the planner asks for within the budget, then decides the events and the next
  * state. Booking requests of completed sessions are attached when `needsRequest` says so: from the
- * request list read in this poll when it is there, else one Get request each (never twice per poll),
+ * request list read in this poll when it is there, then from pages of the request list when many are
+ * wanted (requestLookup.ts), else one Get request each (never twice per poll),
  * within the same budget — when it runs out, the events stop before the first one that could not be
  * completed (the rest come, in order, in the next poll).
  */
@@ -200,7 +210,21 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	const calls = { sessions: 0, requests: 0, getRequest: 0 };
 	// Used only when no answer carries a `Date` header (read without fixing the clock: see PollClock).
 	const fallbackNow = serverNow(undefined, localNow(), previous?.skewMs);
-	const planner = new Planner({ previous, settings, pages, pagesLeft: () => budget.left(), fallbackNow });
+	// Calls kept for attaching booking requests, so that the session pages a poll reads are ones it can
+	// also report. Fixed once the first session page is read (from the completions on it; the planner
+	// shares its pages from a budget that must not shrink under it) and never more than leaves the
+	// planner MIN_PLANNER_CALLS: the windows must move in every poll.
+	const pollCalls = budget.left();
+	const reserveCap = Math.max(0, Math.min(Math.floor(pollCalls / 2), pollCalls - MIN_PLANNER_CALLS));
+	let reserved: number | undefined;
+	const reserve = (): number => {
+		if (reserved !== undefined || !options.needsRequest) return reserved ?? 0;
+		if (!pages.some((page) => page.list === 'sessions')) return 0;
+		const { needing, seen } = requestsToAttach(pages, previous, options.needsRequest);
+		reserved = Math.min(reserveCap, attachReserve(needing, seen, pollCalls));
+		return reserved;
+	};
+	const planner = new Planner({ previous, settings, pages, pagesLeft: () => Math.max(0, budget.left() - reserve()), fallbackNow });
 	let cut = false;
 
 	const plan = planner.reads();
@@ -250,10 +274,22 @@ async function attachRequests(
 ): Promise<number> {
 	const needs = options.needsRequest;
 	if (!needs) return decisions.length;
+	const events = decisions.map((decision) => decision.event);
 	const listed = pages.flatMap((page) => (page.list === 'requests' ? (page.items as BookingRequest[]) : []));
+	const inList = await findInRequestList(wantedRequests(events, listed, needs), {
+		known: pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : [])),
+		callsLeft: () => options.budget.left(),
+		read: async (page) => {
+			const read = await source.readPage('requests', page);
+			if (!read) return undefined;
+			options.budget.answered();
+			calls.requests++;
+			return read as PageRead<BookingRequest>;
+		},
+	});
 	return await attachEach(
-		decisions.map((decision) => decision.event),
-		listed,
+		events,
+		[...listed, ...inList],
 		needs,
 		async (id) => {
 			if (options.budget.left() < 1) return undefined;
@@ -264,6 +300,43 @@ async function attachRequests(
 			return request;
 		},
 	);
+}
+
+/**
+ * Of the sessions read so far in this poll above the completions window's floor (`seen`), how many
+ * need a booking request not in the request pages read (`needing`): the estimate behind the reserve
+ * (page 1 of the session list shows whether the newest completions need them).
+ */
+function requestsToAttach(
+	pages: PageObservation[],
+	previous: TriggerState | undefined,
+	needs: (session: BookingSession) => boolean,
+): { needing: number; seen: number } {
+	const floor = previous?.sessions?.completions.floor ?? -Infinity;
+	const listed = new Set(pages.flatMap((page) => (page.list === 'requests' ? page.items.map((item) => item.id) : [])));
+	const wanted = new Set<string>();
+	const seen = new Set<string>();
+	for (const page of pages) {
+		if (page.list !== 'sessions') continue;
+		for (const item of page.items as BookingSession[]) {
+			if ((timestampMs(item.updated_at) ?? Infinity) <= floor) continue;
+			seen.add(item.id);
+			if (typeof item.request_id === 'string' && !listed.has(item.request_id) && needs(item)) wanted.add(item.request_id);
+		}
+	}
+	return { needing: wanted.size, seen: seen.size };
+}
+
+/** The booking requests the events need that the poll has not read yet, in event order. */
+function wantedRequests(events: Array<TriggerEvent | undefined>, listed: BookingRequest[], needs: (session: BookingSession) => boolean): WantedRequest[] {
+	const have = new Set(listed.map((request) => request.id));
+	const wanted = new Map<string, WantedRequest>();
+	for (const event of events) {
+		if (event?.event !== 'session.completed' || !event.session || !needs(event.session)) continue;
+		const id = String(event.session.request_id);
+		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: timestampMs(event.session.updated_at) });
+	}
+	return [...wanted.values()];
 }
 
 /**

@@ -37,7 +37,8 @@ export interface ItemOptions {
 /**
  * Whether a completed session's booking request must be read for its item: always with "Include
  * Booking Request", and with Simplify when the draft has no e-mail (a booking made without a saved
- * draft), so that the flat item still has the customer's contact. Each costs one Get request.
+ * draft), so that the flat item still has the customer's contact. How they are read: fetch.ts (request
+ * list pages for many, requestLookup.ts; one Get request each for a few).
  */
 export function needsRequest(session: BookingSession, options: Pick<ItemOptions, 'simplify' | 'includeRequest'>): boolean {
 	return options.includeRequest || (options.simplify && !hasEmail(draftContact(session)));

@@ -218,8 +218,8 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 
 		// a backlog: 4,000 bookings completed from a saved draft with an e-mail since the last poll, 41
 		// pages of the session list: at 1 request/s, longer than one poll may take. (Bookings made
-		// without a draft cost one more call each for the request's contact, so they drain at about 10
-		// per poll under this budget: README, Queue mode.)
+		// without a draft also need their booking request's contact: read from request list pages,
+		// tested in test/nodes/BookingRequestsTrigger/BookingRequestsTrigger.node.test.ts.)
 		// The sandbox clock moves 3 ms per booking (it stamps two), so that the timestamps stay
 		// distinct and in order (the sandbox follows its clock again once it is 1 s behind the stamps).
 		const backlog = Array.from({ length: BACKLOG }, () => {

@@ -222,6 +222,37 @@ describe("n8n's poll budget (real 1 s limit)", () => {
 		console.log(`[budget] 1,200 requests under a 10 s budget at 1 call/s: ${durations.length} polls, longest ${(Math.max(...durations) / 1000).toFixed(1)} s`);
 	});
 
+	test('800 bookings made without a draft, Simplify on: their contacts come from pages of the request list, not 800 Gets', async () => {
+		const run = new TriggerRun(harness, sandbox, { events: ['sessionCompleted'], simplify: true });
+		await run.poll();
+		sandbox.clock.advance(MIN);
+		const booked = Array.from({ length: 800 }, () => {
+			sandbox.clock.advance(5);
+			return sandbox.bookWithoutDraft();
+		});
+		sandbox.clock.advance(MIN);
+		const budgetMs = 24_000;
+		const items: IDataObject[] = [];
+		const durations: number[] = [];
+		let gets = 0;
+		for (let i = 0; i < 8 && items.length < booked.length; i++) {
+			const started = performance.now();
+			const outcome = await run.poll('trigger', { budgetMs });
+			durations.push(performance.now() - started);
+			gets += outcome.byPath['/api/v1/requests/{id}'] ?? 0;
+			items.push(...(outcome.items ?? []));
+		}
+		expect(items.map((item) => item.session_id)).toEqual(booked.map(({ session }) => session.id));
+		items.forEach((item, i) => expect(item).toMatchObject({ request_id: booked[i].request.id, email: booked[i].request.email, first_name: booked[i].request.first_name }));
+		expect(Math.max(...durations)).toBeLessThan(budgetMs);
+		// one Get each would need 800 calls: about 40 polls of this budget
+		expect(durations.length).toBeLessThanOrEqual(5);
+		// eslint-disable-next-line no-console
+		console.log(
+			`[budget] 800 bookings without a draft under a ${budgetMs / 1000} s budget at 1 call/s: ${durations.length} polls, longest ${(Math.max(...durations) / 1000).toFixed(1)} s, ${gets} Get requests`,
+		);
+	});
+
 	test('n8n 1.x (no getPollBudgetMs): the trigger works with its own 4-minute budget', async () => {
 		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
 		await run.poll('trigger', { noBudget: true });

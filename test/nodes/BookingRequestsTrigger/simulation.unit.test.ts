@@ -122,6 +122,8 @@ interface SimOptions {
 	mix?: [number, number, number, number, number];
 	/** Sessions that exist before the baseline. */
 	history?: number;
+	/** Attach every completion's booking request (Include Booking Request): from list pages or Gets. */
+	includeRequest?: boolean;
 }
 
 interface SimReport {
@@ -177,12 +179,17 @@ async function simulate(options: SimOptions): Promise<SimReport> {
 		const state = saved[saved.length - 1];
 		const result = await world.poll(state, settings, {
 			budget,
+			needsRequest: options.includeRequest ? () => true : undefined,
 			beforePage: (_list, _page, call) => {
 				if (churn && call > 0 && random() < options.churnPerRead) act();
 			},
 		});
 		polls++;
 		expect(result.totalCalls).toBeLessThanOrEqual(budget);
+		// with Include Booking Request, every completion carries its own booking request
+		if (options.includeRequest) {
+			for (const event of result.events) if (event.event === 'session.completed') expect(event.request?.id).toBe(event.session?.request_id);
+		}
 		maxCalls = Math.max(maxCalls, result.totalCalls);
 		if (result.cut) cutPolls++;
 		const next = result.state ?? state;
@@ -308,6 +315,9 @@ interface Variant {
 	fireAgain?: boolean;
 	onlyRecovered?: boolean;
 	events?: Partial<TriggerSettings['events']>;
+	includeRequest?: boolean;
+	mix?: SimOptions['mix'];
+	actions?: SimOptions['actions'];
 }
 
 const VARIANTS: Array<[string, Variant]> = [
@@ -316,6 +326,11 @@ const VARIANTS: Array<[string, Variant]> = [
 	['Fire Again If Reabandoned, small budgets, lost saves', { seed: 3, budget: [4, 10], lostSave: 0.08, fireAgain: true }],
 	['Only Recovered, budgets, lost saves', { seed: 4, budget: [4, 20], lostSave: 0.1, onlyRecovered: true }],
 	['only Session Abandoned, tiny budgets', { seed: 5, budget: [4, 8], lostSave: 0.05, events: { sessionCompleted: false, requestCreated: false } }],
+	['Include Booking Request (list pages or Gets), small budgets, lost saves', { seed: 7, budget: [5, 16], lostSave: 0.08, includeRequest: true }],
+	[
+		'Include Booking Request, bursts of bookings without a draft, budgets that reserve calls for them',
+		{ seed: 8, budget: [14, 40], lostSave: 0.05, includeRequest: true, mix: [3, 2, 1, 3, 1], actions: [50, 400] },
+	],
 	['only New Request with bulk imports, tiny budgets', { seed: 6, budget: [4, 6], lostSave: 0.05, events: { sessionAbandoned: false, sessionCompleted: false } }],
 ];
 
@@ -329,13 +344,15 @@ describe('oracle-based random runs', () => {
 			seed: v.seed,
 			settings: makeSettings({ abandonedAfterMs: 20 * MIN, fireAgainIfReabandoned: v.fireAgain ?? false, onlyRecovered: v.onlyRecovered ?? false, events: v.events }),
 			polls: 60,
-			actions: [20, 120],
+			actions: v.actions ?? [20, 120],
+			mix: v.mix,
 			interval: [30_000, 4 * MIN],
 			budget: v.budget,
 			lostSave: v.lostSave,
 			churnPerRead: 0.3,
 			bulk: { probability: 0.1, size: [50, 350] },
 			history: 400,
+			includeRequest: v.includeRequest,
 		});
 		report(label, result);
 		expect(result.emitted).toBeGreaterThan(100);

@@ -3,6 +3,8 @@
  * durable poll scheduler ≈ 30 calls at 1 call/s): nothing lost, nothing twice, oldest first across
  * polls, every poll within its budget, and the state size. Prints one line per scenario.
  */
+import { needsRequest } from '../../../nodes/BookingRequestsTrigger/items';
+import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
 import { MIN, Runner, World, iso, makeSettings } from '../../support/triggerWorld';
 
@@ -23,10 +25,17 @@ function checkLog(log: LogEntry[]): void {
 	for (let i = 1; i < log.length; i++) if (log[i].at < log[i - 1].at) throw new Error(`${log[i].eventId} came after a newer event`);
 }
 
-async function pollUntilQuiet(runner: Runner, budget: number, advance = 0, limit = 200): Promise<Drained> {
+async function pollUntilQuiet(
+	runner: Runner,
+	budget: number,
+	advance = 0,
+	limit = 200,
+	needsRequest?: (session: BookingSession) => boolean,
+): Promise<Drained> {
 	const drained: Drained = { polls: 0, maxCalls: 0, calls: 0, maxStateBytes: 0 };
 	for (let i = 0; i < limit; i++) {
-		const result: WorldPoll = await runner.poll({ budget });
+		const result: WorldPoll = await runner.poll({ budget, needsRequest });
+		if (needsRequest) for (const event of result.events) if (event.session && needsRequest(event.session)) expect(event.request?.id).toBe(event.session.request_id);
 		drained.polls++;
 		drained.calls += result.totalCalls;
 		drained.maxCalls = Math.max(drained.maxCalls, result.totalCalls);
@@ -144,7 +153,8 @@ test('a backlog where one delay holds more sessions than a poll can read (the co
 	line('dense backlog (30 pages per delay, budget 14)', 12_000 + completed, runner.log.length, drained, 14);
 });
 
-test('Include Booking Request costs a call per completion: cut at an event, the rest (in order) in the next polls', async () => {
+/** A Session Completed trigger past its baseline, then 100 completions a second apart (each followed by `requestsAfter` direct requests). */
+async function hundredCompletions(requestsAfter: number): Promise<{ runner: Runner; completions: string[] }> {
 	const world = new World();
 	const runner = new Runner(world, makeSettings({ events: { sessionAbandoned: false, requestCreated: false } }));
 	await runner.poll();
@@ -153,11 +163,30 @@ test('Include Booking Request costs a call per completion: cut at an event, the 
 		world.advance(1000);
 		const session = world.start();
 		world.complete(session);
+		for (let i = 0; i < requestsAfter; i++) world.addRequest();
 		return session.id;
 	});
 	world.advance(MIN);
+	return { runner, completions };
+}
+
+test('Include Booking Request: 100 completions take their requests from one page of the request list, not 100 Gets', async () => {
+	const { runner, completions } = await hundredCompletions(0);
+	const result = await runner.poll({ budget: BUDGET, needsRequest: () => true });
+	expect(result.events.map((event) => event.session!.id)).toEqual(completions);
+	expect(result.events.every((event) => event.request && event.request.id === event.session!.request_id)).toBe(true);
+	expect(result.calls.getRequest).toBe(0);
+	expect(result.totalCalls).toBeLessThanOrEqual(4);
+	// eslint-disable-next-line no-console
+	console.log(`[volume] Include Booking Request, 100 completions: ${result.totalCalls} calls (${result.pages.requests} request-list pages, ${result.calls.getRequest} Gets)`);
+});
+
+test('Include Booking Request where Get request is needed (completions far apart in the request list): cut at an event, the rest in order in the next polls', async () => {
+	// each completion has 150 direct requests after it: one per page of the request list, where reading
+	// the list costs as much as Get request
+	const { runner, completions } = await hundredCompletions(150);
 	const polls: number[] = [];
-	for (let i = 0; i < 10; i++) {
+	for (let i = 0; i < 20; i++) {
 		const result = await runner.poll({ budget: BUDGET, needsRequest: () => true });
 		expect(result.totalCalls).toBeLessThanOrEqual(BUDGET);
 		expect(result.events.every((event) => event.request && event.request.id === event.session!.request_id)).toBe(true);
@@ -168,5 +197,28 @@ test('Include Booking Request costs a call per completion: cut at an event, the 
 	expect(runner.log.map((entry) => entry.id)).toEqual(completions);
 	expect(polls.filter((count) => count > 0).length).toBeGreaterThanOrEqual(4);
 	// eslint-disable-next-line no-console
-	console.log(`[volume] Include Booking Request, 100 completions, budget ${BUDGET}: events per poll ${polls.join(', ')}`);
+	console.log(`[volume] Include Booking Request, 100 completions 150 requests apart, budget ${BUDGET}: events per poll ${polls.join(', ')}`);
+});
+
+test('6,000 bookings made without a draft (Simplify needs each one\'s contact): drained from the request list in pages', async () => {
+	const world = new World();
+	for (let i = 0; i < 3_000; i++) world.addRequest({ created_at: iso(world.now - (3_000 - i) * 1000) });
+	const runner = new Runner(world, makeSettings({ events: { sessionAbandoned: false, requestCreated: false } }));
+	await runner.poll();
+	world.advance(MIN);
+	const placeholders: string[] = [];
+	for (let i = 0; i < 6_000; i++) {
+		world.advance(500);
+		placeholders.push(world.bookWithoutDraft().session.id);
+		if (i % 3 === 0) world.addRequest(); // and some requests of other kinds in between
+	}
+	world.advance(MIN);
+	const simplify = (session: BookingSession) => needsRequest(session, { simplify: true, includeRequest: false });
+	const drained = await pollUntilQuiet(runner, BUDGET, MIN, 200, simplify);
+	checkLog(runner.log);
+	expect(runner.log.map((entry) => entry.id)).toEqual(placeholders);
+	// One Get each would take 6,000 calls (200 polls of 30); list pages hold ~75 of them each.
+	expect(drained.calls).toBeLessThan(6_000 / 15);
+	expect(drained.polls).toBeLessThanOrEqual(15);
+	line('6,000 bookings without a draft (Simplify)', 6_000, runner.log.length, drained);
 });

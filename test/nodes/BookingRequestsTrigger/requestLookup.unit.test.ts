@@ -1,0 +1,215 @@
+/**
+ * findInRequestList: booking requests found in pages of the request list instead of one Get each.
+ * A model list (newest first by created_at, 100 per page) counts the calls; nothing here waits.
+ */
+import type { PageRead } from '../../../nodes/shared/transport/pageReader';
+import type { BookingRequest } from '../../../nodes/shared/types';
+import { attachReserve, findInRequestList, HINT_SLACK_MS, LOOKUP_MIN_WANTED } from '../../../nodes/BookingRequestsTrigger/requestLookup';
+import type { WantedRequest } from '../../../nodes/BookingRequestsTrigger/requestLookup';
+
+const T0 = Date.parse('2026-11-01T00:00:00.000Z');
+const PER_PAGE = 100;
+
+class ModelList {
+	/** Oldest first; served newest first. */
+	readonly requests: BookingRequest[] = [];
+	calls = 0;
+	readPages: number[] = [];
+	private seq = 0;
+
+	constructor(
+		private readonly options: { sendTotal?: boolean; beforeRead?: (list: ModelList) => void } = {},
+	) {}
+
+	add(at: number): BookingRequest {
+		const request = { id: `r-${String(this.seq++).padStart(6, '0')}`, created_at: new Date(at).toISOString() } as BookingRequest;
+		this.requests.push(request);
+		return request;
+	}
+
+	/** `n` requests a second apart from `from`. */
+	addMany(n: number, from: number): BookingRequest[] {
+		return Array.from({ length: n }, (_, i) => this.add(from + i * 1000));
+	}
+
+	reader(callsLeft = () => Infinity) {
+		return {
+			callsLeft,
+			read: async (page: number): Promise<PageRead<BookingRequest>> => {
+				this.options.beforeRead?.(this);
+				this.calls++;
+				this.readPages.push(page);
+				const newestFirst = [...this.requests].reverse();
+				const items = newestFirst.slice((page - 1) * PER_PAGE, page * PER_PAGE).map((item) => ({ ...item }));
+				return { page, items, perPage: PER_PAGE, total: this.options.sendTotal === false ? undefined : this.requests.length };
+			},
+		};
+	}
+}
+
+const want = (requests: BookingRequest[]): WantedRequest[] => requests.map((request) => ({ id: request.id, at: Date.parse(request.created_at) }));
+const ids = (requests: BookingRequest[]) => requests.map((request) => request.id).sort();
+const log2 = (n: number) => Math.ceil(Math.log2(n));
+
+describe('findInRequestList', () => {
+	test(`fewer than ${LOOKUP_MIN_WANTED} wanted: nothing is read (Get request is as cheap)`, async () => {
+		const list = new ModelList();
+		const all = list.addMany(500, T0);
+		expect(await findInRequestList(want(all.slice(0, LOOKUP_MIN_WANTED - 1)), list.reader())).toEqual([]);
+		expect(list.calls).toBe(0);
+	});
+
+	test('wanted among the newest 100: one call finds them all', async () => {
+		const list = new ModelList();
+		const all = list.addMany(1000, T0);
+		const wanted = all.slice(-60, -20);
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(ids(found)).toEqual(ids(wanted));
+		expect(list.calls).toBe(1);
+	});
+
+	test('a backlog of 6,000 in the middle of 20,000: found in pages, about one call per 100', async () => {
+		const list = new ModelList();
+		const all = list.addMany(20_000, T0);
+		const wanted = all.slice(5_000, 11_000); // pages 91..150 from the top
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(ids(found)).toEqual(ids(wanted));
+		// page 1, the search (gallop + bisection over 200 pages), then the 60 pages of the range
+		expect(list.calls).toBeLessThanOrEqual(1 + 2 * log2(200) + 61);
+		expect(list.calls).toBeLessThan(wanted.length / 50);
+		// every returned object is the list's request (taken by id, never by position)
+		for (const request of found) expect(request).toEqual(all.find((candidate) => candidate.id === request.id));
+	});
+
+	test('within a small budget, the oldest wanted are found first (the events are emitted oldest first)', async () => {
+		const list = new ModelList();
+		const all = list.addMany(20_000, T0);
+		const wanted = all.slice(5_000, 11_000);
+		let left = 25;
+		const reader = list.reader(() => left);
+		const found = await findInRequestList(want(wanted), { ...reader, read: async (page) => (left--, reader.read(page)) });
+		expect(left).toBe(0);
+		// the oldest 100 · (pages read upward) are all there: a prefix in event order
+		const served = new Set(found.map((request) => request.id));
+		const prefix = wanted.findIndex((request) => !served.has(request.id));
+		expect(prefix).toBeGreaterThanOrEqual(500);
+	});
+
+	test('sparse wanted (one per page): stops after two sparse pages, the rest is left to Get request', async () => {
+		const list = new ModelList();
+		const all = list.addMany(10_000, T0);
+		const wanted = all.filter((_, i) => i % 100 === 7).slice(0, 60);
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(found.every((request) => wanted.some((entry) => entry.id === request.id))).toBe(true);
+		expect(list.calls).toBeLessThanOrEqual(1 + 2 * log2(100) + 2);
+	});
+
+	test('a few wanted far down the list: no search (Get request costs less), only page 1 is read', async () => {
+		const list = new ModelList();
+		const all = list.addMany(100_000, T0);
+		const wanted = all.slice(100, 105);
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(found).toEqual([]);
+		expect(list.calls).toBe(1);
+	});
+
+	test('40 wanted far down 1,000 pages: the interpolated search finds their page in a few calls', async () => {
+		const list = new ModelList();
+		const all = list.addMany(100_000, T0);
+		const wanted = all.slice(30_000, 30_040);
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(ids(found)).toEqual(ids(wanted));
+		expect(list.calls).toBeLessThanOrEqual(6);
+	});
+
+	test('bursty timestamps (bulk imports of one created_at between quiet hours): bisection bounds the search', async () => {
+		const list = new ModelList();
+		let at = T0;
+		for (let burst = 0; burst < 40; burst++) {
+			for (let i = 0; i < 250; i++) list.add(at);
+			at += (burst % 7) * 3_600_000 + 1000;
+		}
+		const all = list.requests;
+		const wanted = all.slice(3_100, 3_400);
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(found.every((request) => wanted.some((entry) => entry.id === request.id))).toBe(true);
+		expect(list.calls).toBeLessThanOrEqual(1 + 2 * log2(100) + 8);
+	});
+
+	test('hints that are wrong or missing never give a wrong request: only ids are matched', async () => {
+		const list = new ModelList();
+		const all = list.addMany(3_000, T0);
+		const wanted = all.slice(1_000, 1_300).map((request, i) => ({ id: request.id, at: i % 3 === 0 ? null : T0 + 10 * 24 * 3_600_000 }));
+		const found = await findInRequestList(wanted, list.reader());
+		const wantedIds = new Set(wanted.map((entry) => entry.id));
+		for (const request of found) expect(wantedIds.has(request.id)).toBe(true);
+		expect(new Set(found.map((request) => request.id)).size).toBe(found.length);
+	});
+
+	test('requests arriving between the calls (the list moves down): found ones are right, most are found', async () => {
+		const list = new ModelList({ beforeRead: (self) => self.addMany(7, T0 + 10_000_000 + self.calls * 10_000) });
+		const all = list.addMany(5_000, T0);
+		const wanted = all.slice(2_000, 3_000);
+		const found = await findInRequestList(want(wanted), list.reader());
+		const wantedIds = new Set(wanted.map((entry) => entry.id));
+		for (const request of found) expect(wantedIds.has(request.id)).toBe(true);
+		// reading upward, the requests pushed from a page to the one below it since that one was read are
+		// skipped (7 per call here, an extreme rate at 1 call/s): those are left to Get request
+		expect(found.length).toBeLessThan(wanted.length);
+		expect(found.length).toBeGreaterThan(wanted.length * 0.8);
+	});
+
+	test('a server without pagination.total: the galloping search still finds the range', async () => {
+		const list = new ModelList({ sendTotal: false });
+		const all = list.addMany(8_000, T0);
+		const wanted = all.slice(1_000, 2_000);
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(ids(found)).toEqual(ids(wanted));
+		expect(list.calls).toBeLessThanOrEqual(1 + 2 * log2(80) + 11);
+	});
+
+	test('the oldest requests of a list that ends on a page boundary', async () => {
+		const list = new ModelList();
+		const all = list.addMany(1_000, T0);
+		const wanted = all.slice(0, 300);
+		const found = await findInRequestList(want(wanted), list.reader());
+		expect(ids(found)).toEqual(ids(wanted));
+		expect(list.readPages).not.toContain(11);
+	});
+
+	test(`a request created up to ${HINT_SLACK_MS / 1000} s before its session's updated_at is still found`, async () => {
+		const list = new ModelList();
+		const all = list.addMany(3_000, T0);
+		const wanted = all.slice(500, 800).map((request) => ({ id: request.id, at: Date.parse(request.created_at) + HINT_SLACK_MS - 1 }));
+		const found = await findInRequestList(wanted, list.reader());
+		expect(found.length).toBe(300);
+	});
+
+	test('a budget spent before the first call: nothing read, nothing found', async () => {
+		const list = new ModelList();
+		const all = list.addMany(1_000, T0);
+		expect(await findInRequestList(want(all.slice(0, 50)), list.reader(() => 0))).toEqual([]);
+		expect(list.calls).toBe(0);
+	});
+});
+
+describe('attachReserve: calls a poll keeps for booking requests', () => {
+	test('a few: one Get each', () => {
+		expect(attachReserve(0, 100, 30)).toBe(0);
+		expect(attachReserve(LOOKUP_MIN_WANTED - 1, 100, 30)).toBe(LOOKUP_MIN_WANTED - 1);
+	});
+
+	test('every session needs one: the budget is shared so pages of sessions and of requests match', () => {
+		// 26 calls after the search: ~11.6 session pages (1,156 sessions) and ~14.4 request pages (80 each)
+		expect(attachReserve(100, 100, 30)).toBe(19);
+	});
+
+	test('one in ten: a few pages', () => {
+		expect(attachReserve(10, 100, 30)).toBe(7);
+	});
+
+	test('never more than one call per wanted request', () => {
+		expect(attachReserve(5, 5, 300)).toBe(5);
+	});
+});
+
