@@ -14,6 +14,8 @@
  *      budget allows: the trigger stops reading in time, delivers what it has, and the next poll
  *      continues, so the whole backlog arrives, each event once. (Before the trigger honoured the
  *      budget, each poll read from the top for 45 s, n8n abandoned it, and nothing was ever delivered.)
+ *  5d. a backlog of bookings made without a draft, whose contacts (Simplify) come from their booking
+ *      requests: read from request-list pages, so it arrives in a few polls, not one event per call.
  */
 import { STATE_VERSION } from '../../../nodes/BookingRequestsTrigger/state';
 import { hashKey, type Session } from '../../sandbox';
@@ -47,6 +49,8 @@ const N8N_OVERHEAD_MS = 1_000;
  * about 1,150 events per 36 s poll (the completion and abandonment windows both sweep these pages).
  */
 const BACKLOG = 4_000;
+/** 5d: bookings made without a draft (placeholder sessions): 12 pages of each list. */
+const PLACEHOLDERS = 1_200;
 const SESSIONS_PATH = '/api/v1/abandoned-sessions';
 const STATE_KEY = 'bookingRequestsTrigger';
 
@@ -272,6 +276,58 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		expect((await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions')).length).toBeGreaterThanOrEqual(2);
 		expect(eventKeys(items)).toEqual(expected);
 		expect(new Set(items.map((item) => item.event_id)).size).toBe(BACKLOG);
+		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
+	});
+
+	test('5d. a backlog of bookings made without a draft: each arrives once with its contact from the request list, within the budget', async () => {
+		const { sandbox, n8n, postgres } = world;
+		const keyHash = hashKey(sandbox.keys.demo);
+		const budget = pollBudgetMs();
+		const before = await lastExecutionId(postgres);
+		const tasksBefore = (await pollTasks()).map((task) => task.id);
+		const from = Date.now();
+		// Simplify (the default) takes these customers' contact from their booking requests: one Get each
+		// would drain about 30 per poll (50 polls for these); the request list gives up to 100 per call.
+		const booked = Array.from({ length: PLACEHOLDERS }, () => {
+			sandbox.clock.advance(2);
+			return sandbox.bookWithoutDraft();
+		});
+		const expected = eventKeys(booked.map(({ session }) => ({ event: 'session.completed', session_id: session.id })));
+		const timedOut = () => (n8n.main.output().match(/Poll exceeded its timeout and was abandoned/g) ?? []).length;
+		const timeoutsBefore = timedOut();
+		let items: Array<Record<string, unknown>> = [];
+		const deadline = Date.now() + 5 * 60_000;
+		while (items.length < PLACEHOLDERS && Date.now() < deadline) {
+			await sleep(5000);
+			items = await emittedSince(before);
+		}
+		const to = Date.now();
+		const tasks = (await pollTasks()).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
+		const accepted = acceptedIn(sandbox, keyHash, from, to);
+		const gets = accepted.filter((entry) => entry.path.startsWith('/api/v1/requests/')).length;
+		world.report.scenario5d = {
+			bookingsWithoutDraft: PLACEHOLDERS,
+			emitted: items.length,
+			polls: tasks.map((task) => ({ scheduledFor: task.scheduledFor, ms: taskMs(task) })),
+			calls: {
+				sessionList: accepted.filter((entry) => entry.path === SESSIONS_PATH).length,
+				requestList: accepted.filter((entry) => entry.path === '/api/v1/requests').length,
+				getRequest: gets,
+			},
+			abandonedByN8n: timedOut() - timeoutsBefore,
+			sandbox: windowFigures(sandbox, keyHash, from, to),
+		};
+
+		expect(eventKeys(items)).toEqual(expected);
+		expect(new Set(items.map((item) => item.event_id)).size).toBe(PLACEHOLDERS);
+		const byRequest = new Map(booked.map(({ request }) => [request.id, request]));
+		for (const item of items) {
+			const request = byRequest.get(String(item.request_id));
+			expect(item).toMatchObject({ email: request?.email, first_name: request?.first_name, last_name: request?.last_name });
+		}
+		expect(timedOut()).toBe(timeoutsBefore);
+		for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
+		expect(gets).toBeLessThan(PLACEHOLDERS / 10);
 		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
 	});
 });
