@@ -210,20 +210,7 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	const calls = { sessions: 0, requests: 0, getRequest: 0 };
 	// Used only when no answer carries a `Date` header (read without fixing the clock: see PollClock).
 	const fallbackNow = serverNow(undefined, localNow(), previous?.skewMs);
-	// Calls kept for attaching booking requests, so that the session pages a poll reads are ones it can
-	// also report. Fixed once the first session page is read (from the completions on it; the planner
-	// shares its pages from a budget that must not shrink under it) and never more than leaves the
-	// planner MIN_PLANNER_CALLS: the windows must move in every poll.
-	const pollCalls = budget.left();
-	const reserveCap = Math.max(0, Math.min(Math.floor(pollCalls / 2), pollCalls - MIN_PLANNER_CALLS));
-	let reserved: number | undefined;
-	const reserve = (): number => {
-		if (reserved !== undefined || !options.needsRequest) return reserved ?? 0;
-		if (!pages.some((page) => page.list === 'sessions')) return 0;
-		const { needing, seen } = requestsToAttach(pages, previous, options.needsRequest);
-		reserved = Math.min(reserveCap, attachReserve(needing, seen, pollCalls));
-		return reserved;
-	};
+	const reserve = requestReserve(budget, pages, previous, options.needsRequest);
 	const planner = new Planner({ previous, settings, pages, pagesLeft: () => Math.max(0, budget.left() - reserve()), fallbackNow });
 	let cut = false;
 
@@ -300,6 +287,30 @@ async function attachRequests(
 			return request;
 		},
 	);
+}
+
+/**
+ * Calls a poll keeps for attaching booking requests, so that the session pages it reads are ones it
+ * can also report. Fixed once the first session page is read (from the completions on it: the planner
+ * shares its pages from a budget that must not shrink under it), and never more than leaves the
+ * planner MIN_PLANNER_CALLS: the windows must move in every poll.
+ */
+function requestReserve(
+	budget: Budget,
+	pages: PageObservation[],
+	previous: TriggerState | undefined,
+	needs: ((session: BookingSession) => boolean) | undefined,
+): () => number {
+	const pollCalls = budget.left();
+	const cap = Math.max(0, Math.min(Math.floor(pollCalls / 2), pollCalls - MIN_PLANNER_CALLS));
+	let reserved: number | undefined;
+	return () => {
+		if (reserved !== undefined || !needs || cap === 0) return reserved ?? 0;
+		if (!pages.some((page) => page.list === 'sessions')) return 0;
+		const { needing, seen } = requestsToAttach(pages, previous, needs);
+		reserved = Math.min(cap, attachReserve(needing, seen, pollCalls));
+		return reserved;
+	};
 }
 
 /**
