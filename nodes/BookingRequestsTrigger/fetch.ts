@@ -262,9 +262,10 @@ async function attachRequests(
 	const needs = options.needsRequest;
 	if (!needs) return decisions.length;
 	const events = decisions.map((decision) => decision.event);
-	const listed = pages.flatMap((page) => (page.list === 'requests' ? (page.items as BookingRequest[]) : []));
+	const requestPages = pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : []));
+	const listed = requestPages.flatMap((page) => page.items);
 	const inList = await findInRequestList(wantedRequests(events, listed, needs), {
-		known: pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : [])),
+		known: requestPages,
 		callsLeft: () => options.budget.left(),
 		read: async (page) => {
 			const read = await source.readPage('requests', page);
@@ -338,14 +339,20 @@ function requestsToAttach(
 	return { needing: wanted.size, seen: seen.size };
 }
 
+/** The completed session of an event that needs its booking request attached, else undefined. */
+function sessionNeedingRequest(event: TriggerEvent | undefined, needs: (session: BookingSession) => boolean): BookingSession | undefined {
+	return event?.event === 'session.completed' && event.session && needs(event.session) ? event.session : undefined;
+}
+
 /** The booking requests the events need that the poll has not read yet, in event order. */
 function wantedRequests(events: Array<TriggerEvent | undefined>, listed: BookingRequest[], needs: (session: BookingSession) => boolean): WantedRequest[] {
 	const have = new Set(listed.map((request) => request.id));
 	const wanted = new Map<string, WantedRequest>();
 	for (const event of events) {
-		if (event?.event !== 'session.completed' || !event.session || !needs(event.session)) continue;
-		const id = String(event.session.request_id);
-		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: timestampMs(event.session.updated_at) });
+		const session = sessionNeedingRequest(event, needs);
+		if (!session) continue;
+		const id = String(session.request_id);
+		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: timestampMs(session.updated_at) });
 	}
 	return [...wanted.values()];
 }
@@ -376,8 +383,9 @@ async function attachEach(
 ): Promise<number> {
 	const known = new Map<string, BookingRequest | null>(listed.map((request) => [request.id, request]));
 	for (const [index, event] of events.entries()) {
-		if (event?.event !== 'session.completed' || !event.session || !needs(event.session)) continue;
-		const id = String(event.session.request_id);
+		const session = sessionNeedingRequest(event, needs);
+		if (!event || !session) continue;
+		const id = String(session.request_id);
 		if (!known.has(id)) {
 			const request = await fetch(id);
 			if (request === undefined) return index;

@@ -71,6 +71,8 @@ export async function findInRequestList(wanted: WantedRequest[], reader: Request
 	const open = new Set(hints.map((entry) => entry.id));
 	const found: BookingRequest[] = [];
 	const pages = new Map<number, PageRead<BookingRequest>>((reader.known ?? []).map((page) => [page.page, page]));
+	/** Wanted requests each page brought when it was read (pages the poll had read bring none). */
+	const yields = new Map<number, number>();
 
 	const read = async (page: number): Promise<PageRead<BookingRequest> | undefined> => {
 		const known = pages.get(page);
@@ -79,11 +81,13 @@ export async function findInRequestList(wanted: WantedRequest[], reader: Request
 		const result = await reader.read(page);
 		if (!result) return undefined;
 		pages.set(page, result);
+		const before = found.length;
 		for (const item of result.items) {
 			if (!open.has(item.id)) continue;
 			open.delete(item.id);
 			found.push(item);
 		}
+		yields.set(page, found.length - before);
 		return result;
 	};
 
@@ -106,11 +110,9 @@ export async function findInRequestList(wanted: WantedRequest[], reader: Request
 	// after two sparse pages in a row (Get request is then as cheap).
 	let sparse = 0;
 	for (let page = start; page >= 2 && open.size > 0; page--) {
-		const before = found.length;
 		const result = await read(page);
 		if (!result) break;
-		const fresh = pagesYield(result, found, before);
-		sparse = fresh < MIN_YIELD ? sparse + 1 : 0;
+		sparse = (yields.get(page) ?? 0) < MIN_YIELD ? sparse + 1 : 0;
 		if (sparse >= 2) break;
 		const top = newestOf(result);
 		if (top !== null && top > newest) break;
@@ -184,18 +186,11 @@ function estimatePage(
 	}
 	return Number.isFinite(index) ? Math.floor(index / perPage) + 1 : undefined;
 }
-function pagesYield(page: PageRead<BookingRequest>, found: BookingRequest[], before: number): number {
-	// a page read during the search already gave its requests: count them on it
-	const ids = new Set(page.items.map((item) => item.id));
-	return found.length > before ? found.length - before : found.filter((request) => ids.has(request.id)).length;
+/** The oldest and newest `created_at` on a page (null when it has none). */
+function timesOf(page: PageRead<BookingRequest>): { oldest: number | null; newest: number | null } {
+	const times = page.items.map((item) => timestampMs(item.created_at)).filter((time): time is number => time !== null);
+	return times.length ? { oldest: Math.min(...times), newest: Math.max(...times) } : { oldest: null, newest: null };
 }
 
-function oldestOf(page: PageRead<BookingRequest>): number | null {
-	const times = page.items.map((item) => timestampMs(item.created_at)).filter((time): time is number => time !== null);
-	return times.length ? Math.min(...times) : null;
-}
-
-function newestOf(page: PageRead<BookingRequest>): number | null {
-	const times = page.items.map((item) => timestampMs(item.created_at)).filter((time): time is number => time !== null);
-	return times.length ? Math.max(...times) : null;
-}
+const oldestOf = (page: PageRead<BookingRequest>): number | null => timesOf(page).oldest;
+const newestOf = (page: PageRead<BookingRequest>): number | null => timesOf(page).newest;
