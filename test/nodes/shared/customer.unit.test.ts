@@ -1,0 +1,40 @@
+import { customerKeys, normaliseEmail, normalisePhone, sameCustomer } from '../../../nodes/shared/customer';
+
+describe('customer identity', () => {
+	it('compares e-mails trimmed and case-insensitively, and refuses non-addresses', () => {
+		expect(normaliseEmail('  Ada.Lovelace@Example.COM ')).toBe('ada.lovelace@example.com');
+		expect(normaliseEmail('not an address')).toBeUndefined();
+		expect(normaliseEmail('@example.com')).toBeUndefined();
+		expect(normaliseEmail('ada@')).toBeUndefined();
+		expect(normaliseEmail(null)).toBeUndefined();
+		expect(normaliseEmail(42)).toBeUndefined();
+	});
+
+	it('reads a typed North American number and the international form as the same digits', () => {
+		expect(normalisePhone('(512) 555-0199')).toBe('15125550199');
+		expect(normalisePhone('+15125550199')).toBe('15125550199');
+		expect(normalisePhone('1-512-555-0199')).toBe('15125550199');
+		expect(normalisePhone('+1 (512) 555 0199')).toBe('15125550199');
+	});
+
+	it('keeps other international numbers as their digits, 00 prefix included', () => {
+		expect(normalisePhone('+44 20 7946 0958')).toBe('442079460958');
+		expect(normalisePhone('0044 20 7946 0958')).toBe('442079460958');
+	});
+
+	it('keeps national numbers of other lengths as typed, and drops numbers too short to identify anyone', () => {
+		expect(normalisePhone('020 7946 0958')).toBe('02079460958');
+		expect(normalisePhone('555-01')).toBeUndefined();
+		expect(normalisePhone('')).toBeUndefined();
+		expect(normalisePhone(undefined)).toBeUndefined();
+	});
+
+	it('gives the keys a customer is known by and matches on any shared key', () => {
+		expect(customerKeys({ email: 'A@x.io', phone: '(512) 555-0199' })).toEqual(['e:a@x.io', 'p:15125550199']);
+		expect(customerKeys({ email: null, phone: null })).toEqual([]);
+		expect(sameCustomer({ email: 'a@x.io' }, { email: ' A@X.IO' })).toBe(true);
+		expect(sameCustomer({ email: 'a@x.io', phone: '(512) 555-0199' }, { email: 'b@y.io', phone: '+15125550199' })).toBe(true);
+		expect(sameCustomer({ email: 'a@x.io' }, { email: 'b@x.io' })).toBe(false);
+		expect(sameCustomer({}, {})).toBe(false);
+	});
+});
