@@ -1,8 +1,18 @@
 /**
- * Build: every TypeScript file of nodes/ and credentials/ becomes one JavaScript file in dist/, in the
- * same tree (so each module exists ONCE at run time: both nodes `require` the same transport, limiter
- * registry and Redis connections), and the third-party libraries the nodes use at run time are bundled
- * once each into dist/vendor/ (bottleneck.js, ioredis.js). Then icons and codex files are copied.
+ * Build of the two editions, from the one source tree (README "Editions"):
+ * - the n8n Cloud edition, `n8n-nodes-booking-requests` (the package at the repository root): dist/;
+ * - the queue edition, `n8n-nodes-booking-requests-queue` (self-hosted queue mode: the rate limit shared
+ *   through Redis): editions/queue/ (package.json, README.md, LICENSE, dist/).
+ * Every TypeScript file of nodes/ and credentials/ (and, for the queue edition, queue/) becomes one
+ * JavaScript file in the edition's dist/, in the same tree (so each module exists ONCE at run time: both
+ * nodes `require` the same transport and limiter registry), and the third-party libraries the nodes use
+ * at run time are bundled once each into dist/vendor/. Then icons and codex files are copied.
+ *
+ * What differs: the queue edition's build puts queue/edition.ts in the place of
+ * nodes/shared/transport/limiter/edition.ts (the Redis-shared limiter) and bundles ioredis and all of
+ * Bottleneck; the Cloud edition bundles Bottleneck without its Redis parts (Group, Batcher and the Redis
+ * connections and datastore are replaced by a module that explains they are not in this edition), so
+ * the Cloud package holds no Redis client, no Node built-in and no timer of its own (n8n's scanner).
  *
  * Why bundle the libraries: n8n installs community packages without their dependencies being
  * guaranteed, and n8n's linter forbids runtime `dependencies`, so Bottleneck and ioredis are shipped in
@@ -12,8 +22,8 @@
  * Patches: every `patches/<package>+<version>.patch` (patch-package format) is applied to the bundled
  * copy of that package while esbuild reads it, not to node_modules (.npmrc sets ignore-scripts, so
  * patch-package's postinstall never runs). The build fails if the installed version differs from the
- * patch's or a hunk no longer matches. Today: Bottleneck 2.19.5's Redis datastore on Redis 7 (see
- * patches/README.md).
+ * patch's or a hunk no longer matches. Today: Bottleneck 2.19.5's timers through n8n-workflow's `sleep`,
+ * and its Redis datastore on Redis 7 (see patches/README.md).
  */
 const { src, dest, series } = require('gulp');
 const esbuild = require('esbuild');
@@ -22,6 +32,23 @@ const path = require('node:path');
 
 const ROOT = __dirname;
 const DIST = path.join(ROOT, 'dist');
+const QUEUE_PACKAGE_DIR = path.join(ROOT, 'editions', 'queue');
+
+/** Bottleneck modules left out of the Cloud edition (Redis clustering, and Group/Batcher that need it or timers). */
+const BOTTLENECK_REDIS_PARTS = ['RedisDatastore', 'RedisConnection', 'IORedisConnection', 'Scripts', 'Group', 'Batcher'];
+
+const EDITIONS = {
+	cloud: { name: 'n8n-nodes-booking-requests', out: DIST, sourceDirs: ['nodes', 'credentials'], vendored: ['bottleneck'], withoutBottleneck: BOTTLENECK_REDIS_PARTS, replaced: {} },
+	queue: {
+		name: 'n8n-nodes-booking-requests-queue',
+		out: path.join(QUEUE_PACKAGE_DIR, 'dist'),
+		sourceDirs: ['nodes', 'credentials', 'queue'],
+		vendored: ['bottleneck', 'ioredis'],
+		withoutBottleneck: [],
+		// module (without extension) → the module built in its place
+		replaced: { 'nodes/shared/transport/limiter/edition': 'queue/edition' },
+	},
+};
 
 function listFiles(dir, predicate) {
 	const found = [];
@@ -35,6 +62,7 @@ function listFiles(dir, predicate) {
 
 async function clean() {
 	fs.rmSync(DIST, { recursive: true, force: true });
+	fs.rmSync(QUEUE_PACKAGE_DIR, { recursive: true, force: true });
 }
 
 /** Reads patches/*.patch (patch-package's format, parsed with patch-package's own parser). */
@@ -103,29 +131,55 @@ function patchPackagesPlugin(patches) {
 	};
 }
 
-/** Libraries bundled into dist/vendor/<name>.js (everything else is ours, or n8n's n8n-workflow). */
-const VENDORED = ['bottleneck', 'ioredis'];
+/** A relative require from the built `importer` to `target` (both in the edition's dist tree). */
+function requirePath(fromFile, target) {
+	const relative = path.relative(path.dirname(fromFile), target);
+	return relative.startsWith('.') ? relative : `./${relative}`;
+}
 
 /**
- * esbuild plugin for our own files: other files of ours stay separate modules (a relative require),
- * vendored libraries are required from dist/vendor/, n8n-workflow and Node's modules from the runtime.
+ * esbuild plugin for our own files: other files of ours stay separate modules (a relative require;
+ * the edition's replaced modules point at their replacement), vendored libraries (`edition.vendored`)
+ * are required from dist/vendor/, n8n-workflow and Node's modules from the runtime.
  */
-function ownModulesPlugin() {
+function ownModulesPlugin(edition) {
 	return {
 		name: 'own-modules',
 		setup(build) {
 			build.onResolve({ filter: /.*/ }, (args) => {
 				if (args.kind === 'entry-point') return undefined;
-				if (args.path.startsWith('.')) return { path: args.path, external: true };
-				const name = args.path.split('/')[0];
-				if (VENDORED.includes(name)) {
-					const from = path.dirname(path.join(DIST, path.relative(ROOT, args.importer)));
-					let target = path.relative(from, path.join(DIST, 'vendor', `${name}.js`));
-					if (!target.startsWith('.')) target = `./${target}`;
-					return { path: target, external: true };
+				const builtImporter = path.join(edition.out, path.relative(ROOT, args.importer));
+				if (args.path.startsWith('.')) {
+					const module = path.relative(ROOT, path.resolve(path.dirname(args.importer), args.path)).replace(/\.ts$/, '');
+					const replacement = edition.replaced[module];
+					if (replacement && path.relative(ROOT, args.importer).replace(/\.ts$/, '') !== replacement) {
+						return { path: requirePath(builtImporter, path.join(edition.out, `${replacement}.js`)), external: true };
+					}
+					return { path: args.path, external: true };
 				}
+				const name = args.path.split('/')[0];
+				if (edition.vendored.includes(name)) return { path: requirePath(builtImporter, path.join(edition.out, 'vendor', `${name}.js`)), external: true };
 				return { path: args.path, external: true };
 			});
+		},
+	};
+}
+
+/** esbuild plugin: Bottleneck's modules listed in `parts` become a stub that says they are not in this edition. */
+function bottleneckWithoutPlugin(parts) {
+	return {
+		name: 'bottleneck-without',
+		setup(build) {
+			if (parts.length === 0) return;
+			const filter = new RegExp(`^\\./(${parts.join('|')})$`);
+			build.onResolve({ filter }, (args) => {
+				if (!args.importer.includes(`${path.sep}bottleneck${path.sep}`)) return undefined;
+				return { path: args.path.slice(2), namespace: 'bottleneck-left-out' };
+			});
+			build.onLoad({ filter: /.*/, namespace: 'bottleneck-left-out' }, (args) => ({
+				contents: `module.exports = function ${args.path}() { throw new Error("Bottleneck's ${args.path} (Redis clustering) is not part of the n8n Cloud edition of n8n-nodes-booking-requests: install n8n-nodes-booking-requests-queue for a rate limit shared through Redis"); };`,
+				loader: 'js',
+			}));
 		},
 	};
 }
@@ -133,47 +187,92 @@ function ownModulesPlugin() {
 /** What every esbuild run of the build shares: CommonJS for the Node versions n8n runs on. */
 const COMMON = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', keepNames: true, logLevel: 'warning' };
 
-async function compile() {
-	const sources = [
-		...listFiles(path.join(ROOT, 'nodes'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')),
-		...listFiles(path.join(ROOT, 'credentials'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')),
-	];
+async function compile(edition) {
+	const replaced = new Set(Object.keys(edition.replaced).map((module) => path.join(ROOT, `${module}.ts`)));
+	const sources = edition.sourceDirs
+		.flatMap((dir) => listFiles(path.join(ROOT, dir), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')))
+		.filter((file) => !replaced.has(file));
 	await esbuild.build({
 		...COMMON,
 		entryPoints: sources,
 		outbase: ROOT,
-		outdir: DIST,
+		outdir: edition.out,
 		sourcemap: true,
-		plugins: [ownModulesPlugin()],
+		plugins: [ownModulesPlugin(edition)],
 	});
 }
 
-async function vendor() {
+async function vendor(edition) {
 	const patches = loadPatches();
 	await esbuild.build({
 		...COMMON,
-		entryPoints: Object.fromEntries(VENDORED.map((name) => [`vendor/${name}`, require.resolve(name, { paths: [ROOT] })])),
-		outdir: DIST,
+		entryPoints: Object.fromEntries(edition.vendored.map((name) => [`vendor/${name}`, require.resolve(name, { paths: [ROOT] })])),
+		outdir: edition.out,
 		// Third-party code, shipped once: minified (the licences stay: esbuild keeps legal comments).
 		minify: true,
 		legalComments: 'eof',
 		logLevel: 'warning',
-		plugins: [patchPackagesPlugin(patches)],
+		// n8n-workflow (the patched Bottleneck's sleep) is n8n's, as for our own files.
+		external: ['n8n-workflow'],
+		plugins: [bottleneckWithoutPlugin(edition.withoutBottleneck), patchPackagesPlugin(patches)],
 	});
-	const unused = patches.filter((patch) => !patch.applied);
+	const leftOut = (patch) => edition.withoutBottleneck.includes(path.basename(patch.file, '.js'));
+	const unused = patches.filter((patch) => !patch.applied && !leftOut(patch));
 	if (unused.length > 0) {
 		throw new Error(`Patched file(s) not part of the bundle, so the patch was not applied: ${unused.map((p) => path.relative(ROOT, p.file)).join(', ')}`);
 	}
 }
 
-function copyAssets() {
+function copyAssets(edition) {
 	return src(['nodes/**/*.svg', 'nodes/**/*.png', 'nodes/**/*.node.json', 'credentials/**/*.svg'], { base: ROOT, encoding: false }).pipe(
-		dest(DIST),
+		dest(edition.out),
+	);
+}
+
+/**
+ * editions/queue/: the queue edition's package.json (the root's, renamed, without the development
+ * fields), README.md and LICENSE, beside its dist/.
+ */
+async function queuePackage() {
+	const root = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+	const edition = EDITIONS.queue;
+	const pkg = {
+		name: edition.name,
+		version: root.version,
+		description: `${root.description} This edition is for self-hosted n8n in queue mode: every n8n process using a key shares one rate limit through Redis. For n8n Cloud and single-process n8n, install ${EDITIONS.cloud.name}.`,
+		keywords: [...root.keywords, 'queue-mode', 'redis'],
+		license: root.license,
+		author: root.author,
+		homepage: root.homepage,
+		repository: root.repository,
+		bugs: root.bugs,
+		engines: root.engines,
+		files: root.files,
+		// Not for n8n Cloud: it bundles a Redis client (Node's net/tls) and Bottleneck's Redis timers.
+		n8n: { ...root.n8n, strict: false },
+		peerDependencies: root.peerDependencies,
+	};
+	fs.mkdirSync(QUEUE_PACKAGE_DIR, { recursive: true });
+	fs.writeFileSync(path.join(QUEUE_PACKAGE_DIR, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+	for (const file of ['README.md', 'LICENSE']) {
+		if (fs.existsSync(path.join(ROOT, file))) fs.copyFileSync(path.join(ROOT, file), path.join(QUEUE_PACKAGE_DIR, file));
+	}
+}
+
+/** The build steps of one edition, named for gulp's log. */
+function editionSteps(key) {
+	const edition = EDITIONS[key];
+	const named = (name, fn) => Object.assign(fn, { displayName: `${name}:${key}` });
+	return series(
+		named('compile', () => compile(edition)),
+		named('vendor', () => vendor(edition)),
+		named('copyAssets', () => copyAssets(edition)),
 	);
 }
 
 exports.clean = clean;
 exports.loadPatches = loadPatches;
 exports.applyHunks = applyHunks;
-exports.build = series(clean, compile, vendor, copyAssets);
+exports.EDITIONS = EDITIONS;
+exports.build = series(clean, editionSteps('cloud'), editionSteps('queue'), queuePackage);
 exports.default = exports.build;

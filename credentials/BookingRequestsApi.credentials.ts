@@ -1,19 +1,47 @@
-import type { IAuthenticateGeneric, Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 
 /**
  * Expression that yields the Authorization header. It is empty when the Base URL is plain http:// to a
  * host other than loopback, so the key is never sent in clear text across a network — not by this
- * package's nodes, not by the Test button, not by an HTTP Request node that borrows this credential.
- * (The nodes also refuse such a Base URL with a clear error before sending anything.)
+ * package's nodes, not by the Test button, not by an HTTP Request node that borrows this credential —
+ * and when the key does not have the contract's shape (a prefix of 4 characters ending in "_", then 32
+ * hex characters), so a password pasted by mistake is never sent anywhere. (The nodes also refuse such
+ * a Base URL with a clear error before sending anything.)
  */
 const AUTHORIZATION_HEADER =
-	"={{ (() => { const url = String($credentials.baseUrl || '').trim().toLowerCase(); const host = url.startsWith('http://') ? url.slice(7).split('/')[0].replace(/:\\d+$/, '') : ''; const insecure = url.startsWith('http://') && !(host === 'localhost' || host === '[::1]' || /^127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$/.test(host)); return insecure ? '' : 'Bearer ' + String($credentials.apiKey || '').trim(); })() }}";
+	"={{ (() => { const url = String($credentials.baseUrl || '').trim().toLowerCase(); const host = url.startsWith('http://') ? url.slice(7).split('/')[0].replace(/:\\d+$/, '') : ''; const insecure = url.startsWith('http://') && !(host === 'localhost' || host === '[::1]' || /^127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$/.test(host)); const key = String($credentials.apiKey || '').trim(); return insecure || !/^[A-Za-z0-9]{3}_[0-9a-fA-F]{32}$/.test(key) ? '' : 'Bearer ' + key; })() }}";
+
+/** The Base URL as the Test button calls it: trimmed, without trailing slashes. */
+const TEST_BASE_URL = "={{ String($credentials.baseUrl || '').trim().replace(/\\/+$/, '') }}";
 
 /**
- * The Test button is `bookingRequestsApiTest` (nodes/shared/methods/credentialTest.ts), named by
- * `testedBy` on both nodes: it explains a key of the wrong shape and an unreachable host in words,
- * which the declarative `test` request cannot.
+ * What the fields can check while the user types (n8n shows a notice while its condition holds; the
+ * editor holds a saved password field as a placeholder, "__n8n_BLANK_VALUE_…" or "__n8n_EMPTY_VALUE_…",
+ * never a reason to warn). The patterns avoid look-arounds: n8n evaluates them with its safe regex engine.
+ */
+export const API_KEY_SHAPE_PATTERN = '^\\s*[A-Za-z0-9]{3}_[0-9a-fA-F]{32}\\s*$';
+const SAVED_SECRET_PREFIX = '__n8n_';
+/** https://, or http:// to loopback (the local sandbox), with a host. */
+export const SAFE_BASE_URL_PATTERN = '^\\s*(https://[^\\s/]+|http://(localhost|127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}|\\[::1\\])(:[0-9]+)?)(/\\S*)?\\s*$';
+export const API_PATH_SUFFIX_PATTERN = '/api/v1/*\\s*$';
+export const REDIS_URL_PATTERN = '^\\s*rediss?://\\S+$';
+
+/** The Test button's answers (README "Credentials"). */
+export const TEST_MESSAGES = {
+	unauthorized:
+		'The API key was rejected (401): check that it is the whole key as the dashboard showed it (a prefix of 4 characters ending in "_", then 32 hexadecimal characters), that it is not revoked, and that it belongs to this Base URL. Create a key under Integrations → API.',
+	rateLimited: 'Rate limited (1 request per second per key): another integration is using this key right now. Try again in a second.',
+	serverError: 'The Booking Requests API had an error: try again in a minute',
+	notTheApi: "The Base URL answered, but not like the Booking Requests API: check the Base URL (the API's address, without /api/v1)",
+} as const;
+
+/**
+ * The Test button (n8n runs it when the credential is saved) is declarative: `GET /api/v1/forms?per_page=1`
+ * with the Authorization header above, no redirect followed (the key never goes to a second address),
+ * and every answer read by `rules` from the body the contract defines (`error` codes, `items`).
+ * A host that cannot be reached is reported by n8n with the network error's code (ENOTFOUND, ECONNREFUSED,
+ * ETIMEDOUT, a TLS code), which the README explains.
  */
 export class BookingRequestsApi implements ICredentialType {
 	name = 'bookingRequestsApi';
@@ -44,6 +72,14 @@ export class BookingRequestsApi implements ICredentialType {
 				'Created in the dashboard under Integrations → API. It is shown once: a 4-character prefix ending in "_" followed by 32 hexadecimal characters.',
 		},
 		{
+			displayName:
+				'This does not look like a Booking Requests API key: it is a prefix of 4 characters ending in "_", then 32 hexadecimal characters. A key of another shape is never sent.',
+			name: 'formatNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { hide: { apiKey: ['', { _cnd: { regex: API_KEY_SHAPE_PATTERN } }, { _cnd: { startsWith: SAVED_SECRET_PREFIX } }] } },
+		},
+		{
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
@@ -54,12 +90,27 @@ export class BookingRequestsApi implements ICredentialType {
 				"The API's address, without /api/v1. Must be https://, except http://localhost or 127.0.0.1 for a local sandbox.",
 		},
 		{
+			displayName:
+				'Use an https:// address (http:// only for localhost, 127.0.0.1 or [::1], e.g. the bundled sandbox): the key is never sent over plain http:// to another host.',
+			name: 'baseUrlSchemeNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { hide: { baseUrl: ['', { _cnd: { regex: SAFE_BASE_URL_PATTERN } }] } },
+		},
+		{
+			displayName: 'Enter the Base URL without /api/v1: the nodes add it to every call.',
+			name: 'baseUrlPathNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { baseUrl: [{ _cnd: { regex: API_PATH_SUFFIX_PATTERN } }] } },
+		},
+		{
 			displayName: 'Share Rate Limit Across n8n Processes',
 			name: 'shareRateLimit',
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether every n8n process using this key shares one budget of 1 request per second through Redis. Only needed in n8n queue mode (a main process and workers); leave off for a single n8n.',
+				'Whether every n8n process using this key shares one budget of 1 request per second through Redis. Only needed in n8n queue mode (a main process and workers), and only the queue edition of this package (n8n-nodes-booking-requests-queue) does it; the n8n Cloud edition paces each n8n process on its own (slower under contention, never failing). Leave off for a single n8n.',
 		},
 		// The URL may carry the Redis password (redis://:password@host), so it is masked like one.
 		// eslint-disable-next-line @n8n/community-nodes/credential-unnecessary-password
@@ -75,6 +126,16 @@ export class BookingRequestsApi implements ICredentialType {
 			description:
 				'A Redis every n8n process can reach, e.g. the one queue mode uses: redis:// or rediss:// (TLS). All processes using this API key then share one budget of 1 request per second.',
 		},
+		{
+			displayName: 'The Redis URL starts with redis:// or rediss:// (TLS), e.g. redis://:password@redis:6379/0',
+			name: 'redisUrlNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: {
+				show: { shareRateLimit: [true] },
+				hide: { redisUrl: ['', { _cnd: { regex: REDIS_URL_PATTERN } }, { _cnd: { startsWith: SAVED_SECRET_PREFIX } }] },
+			},
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {
@@ -84,5 +145,27 @@ export class BookingRequestsApi implements ICredentialType {
 				Authorization: AUTHORIZATION_HEADER,
 			},
 		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: TEST_BASE_URL,
+			url: '/api/v1/forms',
+			qs: { per_page: 1 },
+			headers: { Accept: 'application/json' },
+			// Every status is an answer to read (rules below; no second try of a 401), a redirect is not
+			// followed, and an address that never answers is given up after 15 s (n8n's default: 5 minutes).
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			timeout: 15_000,
+		},
+		rules: [
+			// Contract: every error is JSON with a stable `error` code.
+			{ type: 'responseSuccessBody', properties: { key: 'error', value: 'unauthorized', message: TEST_MESSAGES.unauthorized } },
+			{ type: 'responseSuccessBody', properties: { key: 'error', value: 'rate_limited', message: TEST_MESSAGES.rateLimited } },
+			{ type: 'responseSuccessBody', properties: { key: 'error', value: 'internal_server_error', message: TEST_MESSAGES.serverError } },
+			// Anything else without the list's `items` (a web page, a 404 of another server, a redirect) is not the API.
+			{ type: 'responseSuccessBody', properties: { key: 'items', value: undefined, message: TEST_MESSAGES.notTheApi } },
+		],
 	};
 }

@@ -1,7 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { bookingRequestsApiTest } from '../shared/methods/credentialTest';
 import { searchBusinessProfiles, searchForms } from '../shared/methods/listSearch';
 import * as bookingForm from './actions/bookingForm';
 import * as bookingRequest from './actions/bookingRequest';
@@ -25,7 +24,7 @@ export class BookingRequests implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'bookingRequestsApi', required: true, testedBy: 'bookingRequestsApiTest' }],
+		credentials: [{ name: 'bookingRequestsApi', required: true }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -65,7 +64,6 @@ export class BookingRequests implements INodeType {
 
 	methods = {
 		listSearch: { searchForms, searchBusinessProfiles },
-		credentialTest: { bookingRequestsApiTest },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -10,7 +10,6 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { REQUEST_TIMEOUT_MS } from '../shared/constants';
-import { bookingRequestsApiTest } from '../shared/methods/credentialTest';
 import { searchForms } from '../shared/methods/listSearch';
 import { resolveTarget } from '../shared/transport/request';
 import type { BookingSession } from '../shared/types';
@@ -112,13 +111,12 @@ export class BookingRequestsTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'bookingRequestsApi', required: true, testedBy: 'bookingRequestsApiTest' }],
+		credentials: [{ name: 'bookingRequestsApi', required: true }],
 		properties: triggerProperties,
 	};
 
 	methods = {
 		listSearch: { searchForms },
-		credentialTest: { bookingRequestsApiTest },
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

@@ -1,21 +1,22 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { CredentialTestContext } from 'n8n-core';
-import type { ICredentialTestFunctions, IHttpRequestOptions, INode, INodeCredentialTestResult } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import type { IHttpRequestOptions, INode, INodeCredentialTestResult, INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { BookingRequestsApi } from '../../credentials/BookingRequestsApi.credentials';
+import { BookingRequestsApi, TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials';
 import { BookingRequests } from '../../nodes/BookingRequests/BookingRequests.node';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { DOCS_URLS } from '../../nodes/shared/docs';
-import { bookingRequestsApiTest, KEY_SHAPE_MESSAGE } from '../../nodes/shared/methods/credentialTest';
 import { hashKey } from '../sandbox';
 import type { Sandbox } from '../sandbox';
+import { pressTest } from '../support/credentialTester';
 import { createHarness } from '../support/inProcessN8n';
 import { withSandbox } from '../support/sandboxSuite';
 
 const KEY = 'brk_0123456789abcdef0123456789abcdef';
+/** What the editor holds in a saved password field. */
+const SAVED_SECRET = '__n8n_BLANK_VALUE_e5362baf-c777-4d57-a609-6eaf1f9e87f6';
 
 /** Resolves the credential's generic authenticate block the way n8n does, for a given Base URL. */
 async function authorizationFor(baseUrl: string, apiKey = KEY): Promise<unknown> {
@@ -25,12 +26,6 @@ async function authorizationFor(baseUrl: string, apiKey = KEY): Promise<unknown>
 	const options: IHttpRequestOptions = { url: '/api/v1/forms', headers: {} };
 	const result = await harness.credentialsHelper.authenticate({ apiKey, baseUrl }, 'bookingRequestsApi', options, workflow, node);
 	return result.headers?.Authorization;
-}
-
-/** The Test button as n8n runs it: the nodes' `testedBy` function in n8n-core's own CredentialTestContext. */
-async function pressTest(data: Record<string, unknown>): Promise<INodeCredentialTestResult> {
-	const context = new (CredentialTestContext as unknown as new (additionalData?: unknown) => ICredentialTestFunctions)(undefined);
-	return await bookingRequestsApiTest.call(context, { id: 'c1', name: 'My Booking Requests', type: 'bookingRequestsApi', data: data as never });
 }
 
 /** A local HTTP server answering every request with `answer` (a website, a redirect ...). */
@@ -62,7 +57,10 @@ async function closedPort(): Promise<number> {
 
 describe('Booking Requests API credential: fields', () => {
 	const credential = new BookingRequestsApi();
-	const field = (name: string) => credential.properties.find((property) => property.name === name);
+	const field = (name: string) => credential.properties.find((property) => property.name === name) as INodeProperties;
+	/** Whether the editor shows `name` for these field values (n8n-workflow's own displayParameter, as the credential dialog uses it). */
+	const shown = (name: string, values: INodeParameters) =>
+		NodeHelpers.displayParameter({ apiKey: '', baseUrl: '', shareRateLimit: false, redisUrl: '', ...values }, field(name), null, null);
 
 	test('a password-typed API key and a required Base URL without a made-up default', () => {
 		expect(field('apiKey')).toMatchObject({ typeOptions: { password: true }, required: true });
@@ -76,16 +74,56 @@ describe('Booking Requests API credential: fields', () => {
 		expect(notice.displayName).toMatch(/Base URL .* without \/api\/v1/);
 	});
 
-	test('the Redis URL sits behind "Share Rate Limit Across n8n Processes", off by default', () => {
-		expect(field('shareRateLimit')).toMatchObject({ type: 'boolean', default: false });
-		expect(field('redisUrl')).toMatchObject({ typeOptions: { password: true }, displayOptions: { show: { shareRateLimit: [true] } } });
+	test.each([
+		['', false],
+		[KEY, false],
+		[`  ${KEY} `, false],
+		[SAVED_SECRET, false],
+		['__n8n_EMPTY_VALUE_7b1af746-3729-4c60-9b9b-e08eb29e58da', false],
+		[KEY.slice(0, -1), true],
+		[`${KEY}0`, true],
+		[`${KEY.slice(0, 4)}${'z'.repeat(32)}`, true],
+		[KEY.replace('_', '-'), true],
+		['correct horse battery staple', true],
+	])('API key %j: the shape notice shown = %s', (apiKey, expected) => {
+		expect(shown('formatNotice', { apiKey })).toBe(expected);
 	});
 
-	test('the Test button is the nodes\' credential test function (no declarative test request)', () => {
-		expect(credential).not.toHaveProperty('test');
+	test.each([
+		['', false, false],
+		['https://api.example.com', false, false],
+		['https://api.example.com/prefix/', false, false],
+		['http://localhost:4010', false, false],
+		['http://127.0.0.1:4010', false, false],
+		['http://[::1]:4010', false, false],
+		['http://api.example.com', true, false],
+		['http://localhost.evil.example', true, false],
+		['api.example.com', true, false],
+		['https://api.example.com/api/v1', false, true],
+		['https://api.example.com/api/v1/', false, true],
+	])('Base URL %j: scheme notice = %s, /api/v1 notice = %s', (baseUrl, scheme, suffix) => {
+		expect(shown('baseUrlSchemeNotice', { baseUrl })).toBe(scheme);
+		expect(shown('baseUrlPathNotice', { baseUrl })).toBe(suffix);
+	});
+
+	test('the Redis URL sits behind "Share Rate Limit Across n8n Processes", off by default, and a non-redis:// URL is pointed out', () => {
+		expect(field('shareRateLimit')).toMatchObject({ type: 'boolean', default: false });
+		expect(field('redisUrl')).toMatchObject({ typeOptions: { password: true }, displayOptions: { show: { shareRateLimit: [true] } } });
+		expect(shown('redisUrl', { shareRateLimit: false })).toBe(false);
+		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'http://:s3cret@redis:6379' })).toBe(true);
+		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'redis://:s3cret@redis:6379/0' })).toBe(false);
+		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'rediss://redis:6380' })).toBe(false);
+		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: SAVED_SECRET })).toBe(false);
+		expect(shown('redisUrlNotice', { shareRateLimit: false, redisUrl: 'http://x' })).toBe(false);
+		// the field says which edition uses it
+		expect(field('shareRateLimit').description).toMatch(/n8n-nodes-booking-requests-queue/);
+	});
+
+	test('the Test button is the credential\'s declarative test: GET /api/v1/forms?per_page=1, no redirect followed, answers read by rules', () => {
+		expect(credential.test?.request).toMatchObject({ url: '/api/v1/forms', qs: { per_page: 1 }, ignoreHttpStatusErrors: true, disableFollowRedirect: true });
 		for (const node of [new BookingRequests(), new BookingRequestsTrigger()]) {
-			expect(node.description.credentials).toEqual([{ name: 'bookingRequestsApi', required: true, testedBy: 'bookingRequestsApiTest' }]);
-			expect(node.methods.credentialTest.bookingRequestsApiTest).toBe(bookingRequestsApiTest);
+			expect(node.description.credentials).toEqual([{ name: 'bookingRequestsApi', required: true }]);
+			expect(node.methods).not.toHaveProperty('credentialTest');
 		}
 	});
 
@@ -114,9 +152,17 @@ describe('Booking Requests API credential: the Authorization header', () => {
 	test('the key is trimmed', async () => {
 		expect(await authorizationFor('https://api.example.com', `  ${KEY}\n`)).toBe(`Bearer ${KEY}`);
 	});
+
+	test.each([
+		['one character short', KEY.slice(0, -1)],
+		['not hexadecimal after the prefix', `${KEY.slice(0, 4)}${'z'.repeat(32)}`],
+		['a password pasted by mistake', 'correct horse battery staple'],
+	])('a key of the wrong shape (%s) is never sent', async (_label, key) => {
+		expect(await authorizationFor('https://api.example.com', key)).toBe('');
+	});
 });
 
-describe('Booking Requests API credential: the Test button', () => {
+describe('Booking Requests API credential: the Test button (as n8n runs a declarative test)', () => {
 	let sandbox: Sandbox;
 	withSandbox({ sizes: { forms: 3, requests: 3, sessions: 3 } }, (started) => {
 		sandbox = started;
@@ -126,79 +172,70 @@ describe('Booking Requests API credential: the Test button', () => {
 	const expectNoKey = (result: INodeCredentialTestResult, key: string) => {
 		for (let i = 0; i + 12 <= key.length; i++) expect(result.message).not.toContain(key.slice(i, i + 12));
 	};
+	/** The sandbox's per-key budget: separate presses on the same key, a second apart. */
+	const nextSecond = async () => await new Promise((resolve) => setTimeout(resolve, 1_100));
 
-	test('a working key: OK, with one call for one form with the Bearer key', async () => {
-		const result = await pressTest({ apiKey: ` ${sandbox.keys.demo} `, baseUrl: `${sandbox.url}/` });
-		expect(result).toEqual({ status: 'OK', message: 'Connection successful: the key works' });
+	test('a working key: OK, with one call for one form with the Bearer key (Base URL trimmed, trailing slash dropped)', async () => {
+		const result = await pressTest({ apiKey: ` ${sandbox.keys.demo} `, baseUrl: ` ${sandbox.url}/ ` });
+		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
 		expect(sandbox.log.map((entry) => [entry.path, entry.query, entry.keyHash, entry.status])).toEqual([
 			['/api/v1/forms', { per_page: '1' }, hashKey(sandbox.keys.demo), 200],
 		]);
 	});
 
-	test.each([
-		['one character short', (key: string) => key.slice(0, -1)],
-		['one character too many', (key: string) => `${key}0`],
-		['not hexadecimal after the prefix', (key: string) => `${key.slice(0, 4)}${'z'.repeat(32)}`],
-		['no underscore', (key: string) => key.replace('_', '-')],
-		['a password pasted by mistake', () => 'correct horse battery staple'],
-	])('a key of the wrong shape (%s): the shape message, and nothing is sent', async (_label, mangle) => {
-		const key = mangle(sandbox.keys.demo);
-		const result = await pressTest({ apiKey: key, baseUrl: sandbox.url });
-		expect(result).toEqual({ status: 'Error', message: KEY_SHAPE_MESSAGE });
-		expect(result.message).toBe(
-			'This key does not look like a Booking Requests API key (prefix of 4 characters ending in "_", then 32 hex characters)',
-		);
-		expectNoKey(result, key);
-		expect(sandbox.log).toHaveLength(0);
-	});
-
-	test('an unknown host: "Cannot reach <host>: check the Base URL"', async () => {
-		const result = await pressTest({ apiKey: sandbox.keys.demo, baseUrl: 'https://no-such-host.invalid' });
-		expect(result).toEqual({ status: 'Error', message: 'Cannot reach no-such-host.invalid: check the Base URL' });
-	});
-
-	test('a refused connection names host and port', async () => {
-		const port = await closedPort();
-		const result = await pressTest({ apiKey: sandbox.keys.demo, baseUrl: `http://127.0.0.1:${port}` });
-		expect(result).toEqual({ status: 'Error', message: `Cannot reach 127.0.0.1:${port}: check the Base URL` });
-	});
-
 	test('a revoked key of the right shape: the 401 explanation, without the key', async () => {
 		const result = await pressTest({ apiKey: sandbox.keys.revoked, baseUrl: sandbox.url });
-		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/^The API key was rejected \(401\): it is unknown, revoked/);
+		expect(result).toEqual({ status: 'Error', message: TEST_MESSAGES.unauthorized });
 		expectNoKey(result, sandbox.keys.revoked);
 		expect(sandbox.log.map((entry) => entry.status)).toEqual([401]);
 	});
 
-	test('/api/v1 typed into the Base URL: the 404 says to remove it', async () => {
-		// Another spelling of the Base URL has its own limiter: keep the sandbox's per-key budget clean.
-		await new Promise((resolve) => setTimeout(resolve, 1_100));
+	test.each([
+		['one character short', (key: string) => key.slice(0, -1)],
+		['not hexadecimal after the prefix', (key: string) => `${key.slice(0, 4)}${'z'.repeat(32)}`],
+		['a password pasted by mistake', () => 'correct horse battery staple'],
+	])('a key of the wrong shape (%s): the 401 explanation names the shape, and the key is not sent', async (_label, mangle) => {
+		const key = mangle(sandbox.keys.demo);
+		const result = await pressTest({ apiKey: key, baseUrl: sandbox.url });
+		expect(result).toEqual({ status: 'Error', message: TEST_MESSAGES.unauthorized });
+		expect(result.message).toMatch(/a prefix of 4 characters ending in "_", then 32 hexadecimal characters/);
+		expectNoKey(result, key);
+		// one request, without any key
+		expect(sandbox.log.map((entry) => [entry.status, entry.keyHash ?? null])).toEqual([[401, null]]);
+	});
+
+	test('an unknown host or a refused connection: n8n gives the network error code (README explains them)', async () => {
+		expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: 'https://no-such-host.invalid' })).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/),
+		});
+		const port = await closedPort();
+		expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: `http://127.0.0.1:${port}` })).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
+	});
+
+	test('/api/v1 typed into the Base URL: not the API, check the Base URL (and the field says so while typing)', async () => {
+		await nextSecond();
 		const result = await pressTest({ apiKey: sandbox.keys.demo, baseUrl: `${sandbox.url}/api/v1` });
-		expect(result).toEqual({ status: 'Error', message: `Nothing answers at ${sandbox.url}/api/v1/api/v1/forms (404): enter the Base URL without /api/v1` });
+		expect(result).toEqual({ status: 'Error', message: TEST_MESSAGES.notTheApi });
 	});
 
 	test('the key is busy elsewhere (429) or the API fails (500): said so', async () => {
+		await nextSecond();
 		sandbox.setFaults({ always: 429 });
-		expect((await pressTest({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url })).message).toMatch(/^Rate limited \(1 request per second per key\)/);
-		// one retry after Retry-After (1 s), then the explanation
-		expect(sandbox.log.map((entry) => entry.status)).toEqual([429, 429]);
-		expect(sandbox.log[1].at - sandbox.log[0].at).toBeGreaterThanOrEqual(1000);
+		expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url })).toEqual({ status: 'Error', message: TEST_MESSAGES.rateLimited });
 		sandbox.setFaults({ always: 500 });
-		expect((await pressTest({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url })).message).toBe(
-			`The Booking Requests API at ${new URL(sandbox.url).host} had an error (500): try again in a minute`,
-		);
+		await nextSecond();
+		expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url })).toEqual({ status: 'Error', message: TEST_MESSAGES.serverError });
 	});
 
-	test('a website (HTML) or a redirect at the Base URL: check the Base URL; the redirect is not followed', async () => {
+	test('a website (HTML) or a redirect at the Base URL: not the API, check the Base URL; the redirect is not followed', async () => {
 		const site = await localServer((res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Welcome</title>'));
 		const redirect = await localServer((res) => res.writeHead(301, { Location: `${site.url}/login?next=1` }).end());
 		try {
-			const html = await pressTest({ apiKey: sandbox.keys.demo, baseUrl: site.url });
-			expect(html.message).toBe(`${new URL(site.url).host} answered with a web page, not the Booking Requests API: check the Base URL (the API's address, without /api/v1)`);
+			expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: site.url })).toEqual({ status: 'Error', message: TEST_MESSAGES.notTheApi });
 			const hitsBefore = site.hits;
-			const moved = await pressTest({ apiKey: sandbox.keys.demo, baseUrl: redirect.url });
-			expect(moved.message).toMatch(new RegExp(`redirected the request to ${site.url}/login: enter the final address as the Base URL`));
+			expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: redirect.url })).toEqual({ status: 'Error', message: TEST_MESSAGES.notTheApi });
+			expect(redirect.hits).toBe(1);
 			expect(site.hits).toBe(hitsBefore);
 		} finally {
 			await site.close();
@@ -206,22 +243,14 @@ describe('Booking Requests API credential: the Test button', () => {
 		}
 	});
 
-	test('Base URL problems are refused before anything is sent', async () => {
-		expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: '' })).toMatchObject({ status: 'Error', message: expect.stringMatching(/^The credential has no Base URL/) });
-		expect(await pressTest({ apiKey: sandbox.keys.demo, baseUrl: 'http://api.example.com' })).toMatchObject({
-			message: expect.stringMatching(/^Refusing to send the API key over plain http:\/\/ to a remote host/),
-		});
-		expect(await pressTest({ apiKey: '', baseUrl: sandbox.url })).toMatchObject({ message: expect.stringMatching(/^Enter the API key/) });
-		expect(sandbox.log).toHaveLength(0);
-	});
-
-	test('with "Share Rate Limit" on, a Redis URL that is missing or not a redis:// URL is named, its password is not echoed', async () => {
-		const base = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: true };
-		expect((await pressTest({ ...base, redisUrl: '' })).message).toBe('Enter the Redis URL, or turn off "Share Rate Limit Across n8n Processes"');
-		const bad = await pressTest({ ...base, redisUrl: 'http://:s3cretPass@redis:6379' });
-		expect(bad.message).toMatch(/^The Shared Rate Limit Redis URL uses the unsupported scheme "http:"/);
-		expect(bad.message).not.toContain('s3cretPass');
-		// the toggle off: a leftover Redis URL is ignored
-		expect((await pressTest({ ...base, shareRateLimit: false, redisUrl: 'http://x' })).status).toBe('OK');
+	test('a plain http:// Base URL to another host gets no key (the Authorization header is empty)', async () => {
+		const other = await localServer((res) => res.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized', message: 'no key' })));
+		try {
+			// 127.0.0.1 is loopback, so the check is made through the expression itself: see the Authorization header tests.
+			expect(await authorizationFor('http://api.example.com', sandbox.keys.demo)).toBe('');
+			expect((await pressTest({ apiKey: sandbox.keys.demo, baseUrl: other.url })).message).toBe(TEST_MESSAGES.unauthorized);
+		} finally {
+			await other.close();
+		}
 	});
 });

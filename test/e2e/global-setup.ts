@@ -34,9 +34,17 @@ export default async function globalSetup(): Promise<void> {
 		pack = { error: err instanceof Error ? err.message : String(err) };
 		process.stderr.write(`[e2e] could not build/pack the package; its tests will fail:\n${pack.error}\n`);
 	}
+	// The queue edition was built by the same `npm run build` (both editions); it is packed from its folder.
+	let queuePack: E2eState['queuePack'];
+	try {
+		queuePack = 'tarball' in pack ? await packPackage(path.join(repoDir, 'editions', 'queue'), path.join(workDir, 'pack-queue')) : pack;
+	} catch (err) {
+		queuePack = { error: err instanceof Error ? err.message : String(err) };
+		process.stderr.write(`[e2e] could not pack the queue edition; its tests will fail:\n${queuePack.error}\n`);
+	}
 	timings.buildAndPackSeconds = (Date.now() - t0) / 1000;
 
-	const state: E2eState = { install, workDir, repoDir, pack, timings };
+	const state: E2eState = { install, workDir, repoDir, pack, queuePack, timings };
 	const stateFile = path.join(workDir, 'state.json');
 	fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 	process.env[STATE_ENV] = stateFile;
@@ -44,6 +52,6 @@ export default async function globalSetup(): Promise<void> {
 		`[e2e] n8n ${install.version} on node ${install.node.version}` +
 			`${Object.keys(install.env ?? {}).length ? ` (${Object.entries(install.env ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}` +
 			` ready in ${timings.ensureN8nSeconds.toFixed(1)} s; ` +
-			`package: ${'tarball' in pack ? path.basename(pack.tarball) : 'NOT AVAILABLE'}\n`,
+			`packages: ${'tarball' in pack ? path.basename(pack.tarball) : 'NOT AVAILABLE'}, ${'tarball' in queuePack ? path.basename(queuePack.tarball) : 'queue edition NOT AVAILABLE'}\n`,
 	);
 }

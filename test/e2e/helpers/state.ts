@@ -11,7 +11,10 @@ export interface E2eState {
 	install: N8nInstall;
 	workDir: string;
 	repoDir: string;
+	/** The n8n Cloud edition: the package at the repository root. */
 	pack: { tarball: string; name: string; version: string } | { error: string };
+	/** The queue edition (editions/queue, built by the same `npm run build`): what the queue-mode suite installs. */
+	queuePack: { tarball: string; name: string; version: string } | { error: string };
 	timings: Record<string, number>;
 }
 

@@ -15,7 +15,7 @@
  * The scenarios run in this order on one cluster. The poll scheduler here is n8n's default (legacy,
  * in memory); durable-poller.e2e.ts covers the durable one.
  */
-import { SHARED_LIMIT_DEFAULTS } from '../../../nodes/shared/transport/limiter/shared/connection';
+import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
 import { hashKey, type RequestLogEntry, type Session } from '../../sandbox';
 import { sleep } from '../../support/n8n/process';
 import {

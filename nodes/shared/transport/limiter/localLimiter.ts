@@ -2,7 +2,7 @@ import Bottleneck from 'bottleneck';
 
 import { deadlineReached } from '../deadline';
 import type { KeyLimiter, RunOptions } from './keyLimiter';
-import { KeyPacer, abortError, takeTurn, type TurnStore } from './pacedTurn';
+import { KeyPacer, abortError, takeTurn, waitUntil, type TurnStore } from './pacedTurn';
 import { INITIAL_KEY_STATE, type KeyState, type PacingPolicy } from './pacing';
 
 /**
@@ -55,23 +55,29 @@ async function queued<T>(bottleneck: Bottleneck, options: RunOptions<T>, job: ()
 	if (startBy === Infinity && !signal) return await bottleneck.schedule(job);
 
 	let dropped = false;
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	let onAbort: (() => void) | undefined;
-	const expired = new Promise<never>((_, reject) => {
-		const drop = (error: Error) => {
-			dropped = true;
-			reject(error);
-		};
-		if (startBy !== Infinity) timer = setTimeout(() => drop(deadlineReached('the key had a free turn')), Math.max(0, startBy - Date.now()));
-		if (signal) {
-			onAbort = () => drop(abortError());
-			signal.addEventListener('abort', onAbort, { once: true });
-		}
+	let reject!: (error: Error) => void;
+	const expired = new Promise<never>((_, fail) => {
+		reject = fail;
 	});
 	expired.catch(() => undefined);
+	const drop = (error: Error) => {
+		dropped = true;
+		reject(error);
+	};
+	// The deadline is a sleep until `startBy` (n8n-workflow's sleep, see waitUntil), cancelled when the
+	// job starts or the call is over.
+	const watcher = new AbortController();
+	if (startBy !== Infinity) {
+		waitUntil(startBy, watcher.signal).then(
+			() => drop(deadlineReached('the key had a free turn')),
+			() => undefined,
+		);
+	}
+	const onAbort = () => drop(abortError());
+	signal?.addEventListener('abort', onAbort, { once: true });
 	const cleanUp = () => {
-		clearTimeout(timer);
-		if (onAbort) signal?.removeEventListener('abort', onAbort);
+		watcher.abort();
+		signal?.removeEventListener('abort', onAbort);
 	};
 	const scheduled = bottleneck.schedule(async () => {
 		if (dropped) return undefined as T;

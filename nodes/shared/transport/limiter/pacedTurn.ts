@@ -1,3 +1,4 @@
+import { sleep } from '../../utils';
 import { deadlineReached } from '../deadline';
 import type { RunOptions, ServerAnswer } from './keyLimiter';
 import {
@@ -61,23 +62,38 @@ export interface TurnLimits {
 	beforeSend?: () => Error | undefined;
 }
 
-/** Waits until `time` (Date.now() clock); rejects at once when `signal` aborts. */
+/**
+ * The longest single sleep of a wait: a wait is slept in slices so that a stopped execution leaves at
+ * most one slice of n8n-workflow's timer behind (the wait itself ends at once on abort).
+ */
+const SLICE_MS = 1000;
+
+/**
+ * Waits until `time` (Date.now() clock); rejects at once when `signal` aborts. Built from
+ * n8n-workflow's `sleep` (n8n Cloud allows no timers of a node's own; `sleepWithAbort` exists on
+ * n8n 1.x only): each slice races the execution's abort signal.
+ */
 export async function waitUntil(time: number, signal?: AbortSignal): Promise<void> {
 	for (;;) {
 		if (signal?.aborted) throw abortError();
 		const wait = time - Date.now();
 		if (wait <= 0) return;
-		await new Promise<void>((resolve, reject) => {
-			const onAbort = () => {
-				clearTimeout(timer);
-				reject(abortError());
-			};
-			const timer = setTimeout(() => {
-				signal?.removeEventListener('abort', onAbort);
-				resolve();
-			}, wait);
-			signal?.addEventListener('abort', onAbort, { once: true });
-		});
+		await sleepOrAbort(Math.min(wait, SLICE_MS), signal);
+	}
+}
+
+/** n8n-workflow's `sleep(ms)`, rejected at once with `abortError()` when `signal` aborts. */
+async function sleepOrAbort(ms: number, signal?: AbortSignal): Promise<void> {
+	if (!signal) return await sleep(ms);
+	let onAbort: (() => void) | undefined;
+	const aborted = new Promise<never>((_, reject) => {
+		onAbort = () => reject(abortError());
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(ms), aborted]);
+	} finally {
+		if (onAbort) signal.removeEventListener('abort', onAbort);
 	}
 }
 

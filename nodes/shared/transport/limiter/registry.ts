@@ -1,13 +1,14 @@
 import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../../constants';
+import { EDITION, type Edition } from './edition';
 import type { KeyLimiter } from './keyLimiter';
 import { createLocalLimiter } from './localLimiter';
 import { PACING, policyForGap } from './pacing';
 import { RETRY_RULES, type RetryRules } from './retryRule';
-import { sharedLimiterFor } from './shared/sharedLimiter';
 
 /**
  * One limiter per (base URL, API key) per process, shared by every node, execution and load-options
- * call; with the credential's Redis URL, the Redis shared limiter of that key instead.
+ * call; in the queue edition, with the credential's Redis URL, the Redis shared limiter of that key
+ * instead (edition.ts).
  *
  * The registry is module state: the build emits one module per source file (gulpfile.js), and n8n
  * loads the node files with Node's `require`, so both nodes of the package share this one module, and
@@ -20,9 +21,11 @@ interface Registry {
 	minGapMs?: number;
 	/** Retry rules changed by tests. */
 	retryRules?: Partial<RetryRules>;
+	/** The edition whose limiters are made: the built one, or the one a test chose. */
+	edition: Edition;
 }
 
-const REGISTRY: Registry = { limiters: new Map() };
+const REGISTRY: Registry = { limiters: new Map(), edition: EDITION };
 
 function registry(): Registry {
 	return REGISTRY;
@@ -47,6 +50,20 @@ export function setRetryRulesForTests(rules?: Partial<RetryRules>): void {
 	registry().retryRules = rules;
 }
 
+/**
+ * For tests only: run with another edition's limiters (the tests of the Redis-shared limiter run the
+ * source with `queue/edition.ts`; the built queue edition has it in place of edition.ts). `undefined`
+ * restores the built edition.
+ */
+export function setEditionForTests(edition?: Edition): void {
+	registry().edition = edition ?? EDITION;
+}
+
+/** The package this build is (edition.ts), or the one a test chose. */
+export function currentEdition(): Edition {
+	return registry().edition;
+}
+
 /** The retry rules in force (retryRule.ts, unless a test changed them). */
 export function retryRules(): RetryRules {
 	return { ...RETRY_RULES, ...registry().retryRules };
@@ -55,10 +72,12 @@ export function retryRules(): RetryRules {
 /**
  * The limiter for one API key at one base URL. `keyId` is a hash of the key (keyId.ts): the raw key
  * is never part of a limiter id. With `redisUrl` (the credential's "Shared Rate Limit: Redis URL"),
- * the limiter is shared through that Redis by every process using the key.
+ * the queue edition shares the limiter through that Redis with every process using the key; the Cloud
+ * edition has no Redis client and paces the key per process (README "Editions").
  */
 export function limiterFor(baseUrl: string, keyId: string, redisUrl?: string): KeyLimiter {
-	if (redisUrl) return sharedLimiterFor(redisUrl, baseUrl, keyId);
+	const { sharedLimiterFor } = registry().edition;
+	if (redisUrl && sharedLimiterFor) return sharedLimiterFor(redisUrl, baseUrl, keyId);
 	const id = `${baseUrl}#${keyId}`;
 	const reg = registry();
 	let limiter = reg.limiters.get(id);

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 
 import type { CredentialImport, WorkflowImport } from '../../../support/n8n/workflows';
 
-export const PKG = 'n8n-nodes-booking-requests';
+/** The queue edition (editions/queue): node types are named after the package. */
+export const PKG = 'n8n-nodes-booking-requests-queue';
 export const ACTION = `${PKG}.bookingRequests`;
 export const TRIGGER = `${PKG}.bookingRequestsTrigger`;
 export const CRED_TYPE = 'bookingRequestsApi';

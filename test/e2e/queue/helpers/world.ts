@@ -50,8 +50,9 @@ export function withQueueWorld(setup: QueueWorldSetup): QueueWorld {
 		if (swept.length > 0) world.log(`ended what an earlier run left running: ${swept.join(', ')}`);
 		world.state = loadState();
 		if (!world.state.install.version.startsWith('2.')) throw new Error(`queue mode is tested with n8n 2.40.7, not ${world.state.install.version} (unset E2E_N8N_VERSION)`);
-		const { pack } = world.state;
-		if (!('tarball' in pack)) throw new Error(`the package could not be built/packed:\n${pack.error}`);
+		// Queue mode runs the queue edition (the one with the Redis-shared limiter).
+		const pack = world.state.queuePack;
+		if (!('tarball' in pack)) throw new Error(`the queue edition could not be built/packed:\n${pack.error}`);
 
 		world.postgres = await startPostgres();
 		world.redis = await startQueueRedis();

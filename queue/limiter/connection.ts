@@ -1,10 +1,10 @@
 import Bottleneck from 'bottleneck';
 import IORedis from 'ioredis';
 
-import { sleep } from '../../../utils';
-import type { KeyLimiter } from '../keyLimiter';
-import { lost, reasonOf, unreachable, type SharedLimitError } from './errors';
-import type { RedisTarget } from './redisUrl';
+import { sleep } from '../../nodes/shared/utils';
+import type { KeyLimiter } from '../../nodes/shared/transport/limiter/keyLimiter';
+import { lost, reasonOf, unreachable, type SharedLimitError } from '../../nodes/shared/transport/limiter/shared/errors';
+import type { RedisTarget } from '../../nodes/shared/transport/limiter/shared/redisUrl';
 
 /**
  * Connections of the Redis shared limiter: one ioredis client plus one subscriber (Bottleneck's) per

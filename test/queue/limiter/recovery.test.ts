@@ -7,13 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { hashKey } from '../../../../../sandbox';
-import { rateLimitedCount } from '../../../../../support/sandboxGaps';
-import { SHARED_LIMIT_DEFAULTS } from '../../../../../../nodes/shared/transport/limiter/shared/connection';
-import { SHARED_LIMIT_ID_PREFIX } from '../../../../../../nodes/shared/transport/limiter/shared/sharedLimiter';
-import { startChild } from '../../../../../support/sharedLimit/children';
-import { withClusterWorld } from '../../../../../support/sharedLimit/clusterWorld';
-import { formIds } from '../../../../../support/sharedLimit/figures';
+import { hashKey } from '../../sandbox';
+import { rateLimitedCount } from '../../support/sandboxGaps';
+import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
+import { SHARED_LIMIT_ID_PREFIX } from '../../../queue/limiter/sharedLimiter';
+import { startChild } from '../../support/sharedLimit/children';
+import { withClusterWorld } from '../../support/sharedLimit/clusterWorld';
+import { formIds } from '../../support/sharedLimit/figures';
+import { withQueueEdition } from '../../support/editions';
 
 jest.setTimeout(120_000);
 
@@ -56,6 +57,10 @@ async function twoRunsAcrossKeyLoss(impl: 'dist' | 'source', loss: Loss) {
 	await child.waitFor((event) => event.event === 'done');
 	return child.runs();
 }
+
+
+// The Redis-shared limiter is the queue edition's (queue/edition.ts).
+withQueueEdition();
 
 describe('shared limiter keys lost between two runs (idle TTL, deleted)', () => {
 	test.each<Loss>(['expired', 'deleted'])('keys %s: the built node (patched Bottleneck) re-creates them; the next run works, no restart', async (loss) => {

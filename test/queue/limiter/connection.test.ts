@@ -8,25 +8,26 @@ import path from 'node:path';
 
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
-import { BookingRequestsApi } from '../../../../../../credentials/BookingRequestsApi.credentials';
-import { createHarness } from '../../../../../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../../../support/sandboxGaps';
-import type { Sandbox } from '../../../../../sandbox';
-import { hashKey, startSandbox } from '../../../../../sandbox';
-import { keyIdOf } from '../../../../../../nodes/shared/transport/keyId';
-import { limiterFor, limiterIds } from '../../../../../../nodes/shared/transport/limiter/registry';
+import { BookingRequestsApi } from '../../../credentials/BookingRequestsApi.credentials';
+import { createHarness } from '../../support/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../support/sandboxGaps';
+import type { Sandbox } from '../../sandbox';
+import { hashKey, startSandbox } from '../../sandbox';
+import { keyIdOf } from '../../../nodes/shared/transport/keyId';
+import { limiterFor, limiterIds } from '../../../nodes/shared/transport/limiter/registry';
 import {
 	REDIS_CONNECTION_NAME,
 	SHARED_LIMIT_DEFAULTS,
 	closeSharedLimits,
 	configureSharedLimits,
 	openSharedLimitConnections,
-} from '../../../../../../nodes/shared/transport/limiter/shared/connection';
-import { SHARED_LIMIT_ID_PREFIX, sharedLimiterIds } from '../../../../../../nodes/shared/transport/limiter/shared/sharedLimiter';
-import { parseRedisUrl } from '../../../../../../nodes/shared/transport/limiter/shared/redisUrl';
-import { apiRequest } from '../../../../../../nodes/shared/transport/request';
-import { DIST_NODE, assertDistBuilt } from '../../../../../support/sharedLimit/figures';
-import { startRedisServer, type RedisServer } from '../../../../../support/sharedLimit/redisServer';
+} from '../../../queue/limiter/connection';
+import { SHARED_LIMIT_ID_PREFIX, sharedLimiterIds } from '../../../queue/limiter/sharedLimiter';
+import { parseRedisUrl } from '../../../nodes/shared/transport/limiter/shared/redisUrl';
+import { apiRequest } from '../../../nodes/shared/transport/request';
+import { DIST_NODE, assertDistBuilt } from '../../support/sharedLimit/figures';
+import { startRedisServer, type RedisServer } from '../../support/sharedLimit/redisServer';
+import { QUEUE_DIST, withQueueEdition } from '../../support/editions';
 
 const DIST_TRIGGER = path.resolve(DIST_NODE, '../../BookingRequestsTrigger/BookingRequestsTrigger.node.js');
 
@@ -63,6 +64,10 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
 	}
 	return await check();
 }
+
+
+// The Redis-shared limiter is the queue edition's (queue/edition.ts).
+withQueueEdition();
 
 describe('shared limit connections', () => {
 	test('one client + one subscriber per Redis URL for all keys; closed when idle; reopened by the next request', async () => {
@@ -105,7 +110,7 @@ describe('shared limit connections', () => {
 		const { BookingRequests } = require(DIST_NODE) as { BookingRequests: new () => INodeType };
 		const { BookingRequestsTrigger } = require(DIST_TRIGGER) as { BookingRequestsTrigger: new () => INodeType };
 		// The connection registry the built nodes use (their own module instance, not this test's source one).
-		const built = require(path.join(path.dirname(DIST_NODE), '../shared/transport/limiter/shared/connection.js')) as {
+		const built = require(path.join(QUEUE_DIST, 'queue/limiter/connection.js')) as {
 			openSharedLimitConnections: () => string[];
 			closeSharedLimits: () => Promise<void>;
 		};

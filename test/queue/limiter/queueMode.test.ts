@@ -4,14 +4,15 @@
  * real Debian redis-server started here. With the credential's Redis URL they share one budget; the
  * same run without it shows the problem (429s) that the setting fixes.
  */
-import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../../../support/sandboxGaps';
-import { hashKey } from '../../../../../sandbox';
-import { keyIdOf } from '../../../../../../nodes/shared/transport/keyId';
-import { SHARED_LIMIT_DEFAULTS } from '../../../../../../nodes/shared/transport/limiter/shared/connection';
-import { SHARED_LIMIT_ID_PREFIX } from '../../../../../../nodes/shared/transport/limiter/shared/sharedLimiter';
-import { startChild } from '../../../../../support/sharedLimit/children';
-import { withClusterWorld } from '../../../../../support/sharedLimit/clusterWorld';
-import { formIds, type Figures, summarise } from '../../../../../support/sharedLimit/figures';
+import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../support/sandboxGaps';
+import { hashKey } from '../../sandbox';
+import { keyIdOf } from '../../../nodes/shared/transport/keyId';
+import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
+import { SHARED_LIMIT_ID_PREFIX } from '../../../queue/limiter/sharedLimiter';
+import { startChild } from '../../support/sharedLimit/children';
+import { withClusterWorld } from '../../support/sharedLimit/clusterWorld';
+import { formIds, type Figures, summarise } from '../../support/sharedLimit/figures';
+import { withQueueEdition } from '../../support/editions';
 
 const PROCESSES = 3;
 const FORMS = 500; // 5 pages of 100 per Return All
@@ -39,6 +40,10 @@ async function runProcesses(redisUrl: string | undefined) {
 	const seconds = (Date.now() - go) / 1000;
 	return { runs: started.map((child) => child.runs()[0]), seconds };
 }
+
+
+// The Redis-shared limiter is the queue edition's (queue/edition.ts).
+withQueueEdition();
 
 describe('queue mode: several n8n processes on one API key', () => {
 	test('with the Redis URL: one shared budget — 0 × 429, ≥ 1000 ms between accepted requests, every result complete', async () => {

@@ -1,13 +1,13 @@
 import Bottleneck from 'bottleneck';
 import IORedis from 'ioredis';
 
-import { deadlineReached } from '../../deadline';
-import type { KeyLimiter, RunOptions } from '../keyLimiter';
-import { KeyPacer, abortError, takeTurn, waitUntil, type TurnOutcome, type TurnStore } from '../pacedTurn';
-import { INITIAL_KEY_STATE, policyForGap, type KeyState } from '../pacing';
+import { deadlineReached } from '../../nodes/shared/transport/deadline';
+import type { KeyLimiter, RunOptions } from '../../nodes/shared/transport/limiter/keyLimiter';
+import { KeyPacer, abortError, takeTurn, waitUntil, type TurnOutcome, type TurnStore } from '../../nodes/shared/transport/limiter/pacedTurn';
+import { INITIAL_KEY_STATE, policyForGap, type KeyState } from '../../nodes/shared/transport/limiter/pacing';
 import { failLink, linkFor, markBusy, markDone, sharedRegistry, type RedisLink } from './connection';
-import { invalidUrl, isSharedLimitError, lost, noTurn, reasonOf, redisFailed, type SharedLimitError } from './errors';
-import { parseRedisUrl, type RedisTarget } from './redisUrl';
+import { invalidUrl, isSharedLimitError, lost, noTurn, reasonOf, redisFailed, type SharedLimitError } from '../../nodes/shared/transport/limiter/shared/errors';
+import { parseRedisUrl, type RedisTarget } from '../../nodes/shared/transport/limiter/shared/redisUrl';
 
 /**
  * The shared limiter of n8n queue mode: when the credential names a Redis, every process (main and

@@ -8,20 +8,21 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 import { NodeOperationError } from 'n8n-workflow';
 
-import { createHarness } from '../../../../../support/inProcessN8n';
-import { acceptedEntries, rateLimitedCount } from '../../../../../support/sandboxGaps';
-import type { Sandbox } from '../../../../../sandbox';
-import { hashKey, startSandbox } from '../../../../../sandbox';
-import { apiRequest } from '../../../../../../nodes/shared/transport/request';
+import { createHarness } from '../../support/inProcessN8n';
+import { acceptedEntries, rateLimitedCount } from '../../support/sandboxGaps';
+import type { Sandbox } from '../../sandbox';
+import { hashKey, startSandbox } from '../../sandbox';
+import { apiRequest } from '../../../nodes/shared/transport/request';
 import {
 	SHARED_LIMIT_DEFAULTS,
 	closeSharedLimits,
 	configureSharedLimits,
 	openSharedLimitConnections,
-} from '../../../../../../nodes/shared/transport/limiter/shared/connection';
-import { startChild, type Child } from '../../../../../support/sharedLimit/children';
-import { assertDistBuilt, formIds } from '../../../../../support/sharedLimit/figures';
-import { freePort, startRedisServer, type RedisServer } from '../../../../../support/sharedLimit/redisServer';
+} from '../../../queue/limiter/connection';
+import { startChild, type Child } from '../../support/sharedLimit/children';
+import { assertDistBuilt, formIds } from '../../support/sharedLimit/figures';
+import { freePort, startRedisServer, type RedisServer } from '../../support/sharedLimit/redisServer';
+import { withQueueEdition } from '../../support/editions';
 
 jest.setTimeout(120_000);
 
@@ -62,6 +63,10 @@ function expectNoSecret(error: Error & { description?: string }) {
 	expect(`${error.message} ${error.description ?? ''}`).not.toContain(PASSWORD);
 	expect(`${error.message} ${error.description ?? ''}`).not.toContain(encodeURIComponent(PASSWORD));
 }
+
+
+// The Redis-shared limiter is the queue edition's (queue/edition.ts).
+withQueueEdition();
 
 describe('Redis unreachable: a clear error, nothing sent', () => {
 	test('nothing listens at the Redis URL: NodeOperationError naming the URL without its password, at once', async () => {
