@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_DISPLAY_NAME, CREDENTIAL_TYPE, MAX_RETRY_AFTER_MS, REQUEST_TIMEOUT_MS } from '../constants';
+import { CREDENTIAL_DISPLAY_NAME, CREDENTIAL_TYPE, MAX_RETRY_AFTER_MS, QUEUE_PACKAGE_NAME, REQUEST_TIMEOUT_MS } from '../constants';
 import { normaliseBaseUrl } from './baseUrl';
 import { AXIOS_TIMEOUT, codeInChain, SOCKET_HANG_UP } from './errorChain';
 import type { Failure, FailureContext } from './errors';
@@ -15,7 +15,7 @@ import { deadlineReached, MIN_ATTEMPT_MS, remainingMs } from './deadline';
 import { asNodeError, credentialLabel, toNodeApiError } from './errors';
 import { keyIdOf, looksLikeApiKey } from './keyId';
 import type { ServerAnswer } from './limiter/keyLimiter';
-import { limiterFor, retryRules } from './limiter/registry';
+import { currentEdition, limiterFor, retryRules } from './limiter/registry';
 import { retryDecision, type FailedAttempt } from './limiter/retryRule';
 import { toSharedLimitNodeError } from './limiter/shared/errors';
 import { headerValue, sleep } from '../utils';
@@ -192,11 +192,15 @@ function cancelSignalOf(ctx: ApiContext): AbortSignal | undefined {
 
 /**
  * Said once per key and minute (the limiter keeps count) when a 429 came from another client of the
- * key. The key is named by its hash, never the key.
+ * key. The key is named by its hash, never the key. The advice depends on the edition: only the queue
+ * edition can share the limit through Redis.
  */
 function warnContention(ctx: ApiContext, target: ApiTarget): void {
+	const advice = currentEdition().sharedLimiterFor
+		? 'in queue mode, set the Redis URL in the credential'
+		: `in n8n queue mode, the queue edition of this package (${QUEUE_PACKAGE_NAME}) shares the limit through Redis${target.redisUrl ? " (this edition paces each n8n process on its own and does not use the credential's Redis URL)" : ''}`;
 	ctx.logger?.warn?.(
-		`Booking Requests: another client is using this API key (key id ${target.keyId}, ${credentialLabel(target.credentialName)}); requests are slowed to share it; in queue mode, set the Redis URL in the credential`,
+		`Booking Requests: another client is using this API key (key id ${target.keyId}, ${credentialLabel(target.credentialName)}); requests are slowed to share it; ${advice}`,
 		{ keyId: target.keyId },
 	);
 }

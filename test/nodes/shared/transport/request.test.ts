@@ -72,7 +72,7 @@ describe('apiRequest against the sandbox', () => {
 		expect(Math.max(...gaps)).toBeGreaterThan(1500);
 		// One warning for the key (per minute), naming its hash, never the key.
 		expect(warn).toHaveBeenCalledTimes(1);
-		expect(String(warn.mock.calls[0][0])).toMatch(/another client is using this API key \(key id [0-9a-f]{16}.*requests are slowed to share it; in queue mode, set the Redis URL in the credential/);
+		expect(String(warn.mock.calls[0][0])).toMatch(/another client is using this API key \(key id [0-9a-f]{16}.*requests are slowed to share it; in n8n queue mode, the queue edition of this package \(n8n-nodes-booking-requests-queue\) shares the limit through Redis$/);
 		expect(everythingIn(warn.mock.calls)).not.toContain(sandbox.keys.second.slice(4));
 	});
 

@@ -10,7 +10,10 @@ import type { Sandbox } from '../../../../sandbox';
 import { hashKey, startSandbox } from '../../../../sandbox';
 import { keyIdOf } from '../../../../../nodes/shared/transport/keyId';
 import { PACING } from '../../../../../nodes/shared/transport/limiter/pacing';
-import { limiterFor, limiterIds, setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';
+import { currentEdition, limiterFor, limiterIds, setEditionForTests, setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';
+import { EDITION as QUEUE_EDITION } from '../../../../../queue/edition';
+import { sharedLimiterIds } from '../../../../../queue/limiter/sharedLimiter';
+import { QUEUE_PACKAGE_DIR } from '../../../../support/editions';
 
 const DIST = path.resolve(__dirname, '../../../../../dist');
 
@@ -22,6 +25,28 @@ afterAll(async () => await sandbox.close());
 beforeEach(() => sandbox.clearLog());
 
 describe('limiter registry', () => {
+	test('the Cloud edition (the built default) paces a key per process even when the credential names a Redis: no Redis client is made', () => {
+		expect(currentEdition().packageName).toBe('n8n-nodes-booking-requests');
+		expect(currentEdition().sharedLimiterFor).toBeUndefined();
+		const limiter = limiterFor('https://cloud.example', 'k-cloud', 'redis://127.0.0.1:1/0');
+		expect(limiter.id).toBe('https://cloud.example#k-cloud');
+		expect(limiterIds()).toContain('https://cloud.example#k-cloud');
+		expect(sharedLimiterIds()).toEqual([]);
+	});
+
+	test('the queue edition (queue/edition.ts) gives a key with a Redis URL the Redis-shared limiter, and the per-process one without', () => {
+		setEditionForTests(QUEUE_EDITION);
+		try {
+			expect(currentEdition().packageName).toBe('n8n-nodes-booking-requests-queue');
+			const shared = limiterFor('https://queue.example', 'k-queue', 'redis://127.0.0.1:1/0');
+			expect(sharedLimiterIds()).toEqual(['n8n-booking-requests:v2:https://queue.example#k-queue']);
+			expect(limiterIds()).not.toContain('https://queue.example#k-queue');
+			expect(limiterFor('https://queue.example', 'k-queue')).not.toBe(shared);
+		} finally {
+			setEditionForTests();
+		}
+	});
+
 	test('one limiter per base URL and key hash; the raw key is never part of its id', () => {
 		const key = 'brk_0123456789abcdef0123456789abcdef';
 		const a = limiterFor('https://api.example.com', keyIdOf(key));
@@ -123,20 +148,25 @@ describe('limiter registry', () => {
 		expect(added).toEqual([`${sandbox.url}#${keyIdOf(sandbox.keys.demo)}`]);
 	});
 
-	test("n8n's own loader (PackageDirectoryLoader, outside jest) gives both nodes one instance of the transport modules", () => {
+	test.each([
+		['n8n-nodes-booking-requests', path.join(DIST, '..')],
+		['n8n-nodes-booking-requests-queue', QUEUE_PACKAGE_DIR],
+	])("n8n's own loader (PackageDirectoryLoader, outside jest) gives both nodes of %s one instance of the transport modules", (packageName, dir) => {
 		// A separate Node process: n8n-core loads each node file in a vm script with Node's own require,
 		// exactly as n8n does; the script reports which module instances the two nodes reach.
-		const out = execFileSync(process.execPath, [path.join(__dirname, '../../../../support/loadWithN8nLoader.js'), path.join(DIST, '..')], {
+		const out = execFileSync(process.execPath, [path.join(__dirname, '../../../../support/loadWithN8nLoader.js'), dir], {
 			encoding: 'utf8',
 			env: { ...process.env, NODE_ENV: 'production' },
 		});
 		const report = JSON.parse(out) as {
+			packageName: string;
 			nodeTypes: string[];
 			isolated: boolean;
 			shared: Record<string, { foundInEveryNode: boolean; oneInstance: boolean }>;
 			distModules: number;
 			distinctDistModules: number;
 		};
+		expect(report.packageName).toBe(packageName);
 		expect(report.nodeTypes).toEqual(['bookingRequests', 'bookingRequestsTrigger']);
 		expect(report.isolated).toBe(true);
 		expect(Object.keys(report.shared)).toHaveLength(3);
