@@ -108,9 +108,13 @@ export class N8nRest {
 	}
 
 	async credentialTypeNames(): Promise<string[]> {
+		return (await this.credentialTypes()).map((n) => n.name);
+	}
+
+	/** The credential type definitions the editor gets (one entry per package that defines a type). */
+	async credentialTypes(): Promise<Array<{ name: string; properties?: unknown[]; supportedNodes?: string[]; [key: string]: unknown }>> {
 		const r = await fetch(`${this.baseUrl}/types/credentials.json`, { headers: { 'browser-id': this.browserId, cookie: this.cookie } });
-		const list = (await r.json()) as Array<{ name: string }>;
-		return list.map((n) => n.name);
+		return (await r.json()) as Array<{ name: string }>;
 	}
 
 	/**

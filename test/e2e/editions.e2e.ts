@@ -1,0 +1,101 @@
+/**
+ * Both editions installed in one n8n (what a user who installs the Cloud edition and then the queue
+ * edition gets): n8n loads both without complaint, both packages' nodes are there, the credential
+ * type exists under one name with the same definition, and one saved credential serves the nodes of
+ * both packages. A workflow moves between editions by its node types' package prefix alone.
+ */
+import { installTarball } from '../support/n8n/communityPackage';
+import { N8nCli } from '../support/n8n/cli';
+import type { N8nRest } from '../support/n8n/rest';
+import { makeUserFolder, type WorkflowImport } from '../support/n8n/workflows';
+import { startSandbox, type Sandbox } from '../sandbox';
+import { withN8nServer } from './helpers/server';
+import { loadState } from './helpers/state';
+
+const CLOUD = 'n8n-nodes-booking-requests';
+const QUEUE = 'n8n-nodes-booking-requests-queue';
+const CRED_TYPE = 'bookingRequestsApi';
+const CRED = { id: 'brCredBoth000001', name: 'Booking Requests (both editions)' };
+
+/** Manual Trigger -> Booking Requests (of `pkg`) -> Get Many forms, limit 3. */
+function formsWorkflow(id: string, pkg: string): WorkflowImport {
+	return {
+		id,
+		name: `forms with ${pkg}`,
+		nodes: [
+			{ id: 'm1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'b1',
+				name: 'Booking Requests',
+				type: `${pkg}.bookingRequests`,
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { resource: 'bookingForm', operation: 'getAll', returnAll: false, limit: 3 },
+				credentials: { [CRED_TYPE]: CRED },
+			},
+		],
+		connections: { Start: { main: [[{ node: 'Booking Requests', type: 'main', index: 0 }]] } },
+	};
+}
+
+/** The same workflow for the other edition: only the node types' package prefix changes. */
+function moved(workflow: WorkflowImport, id: string, from: string, to: string): WorkflowImport {
+	return JSON.parse(JSON.stringify({ ...workflow, id, name: `${workflow.name} (moved)` }).split(`"${from}.`).join(`"${to}.`)) as WorkflowImport;
+}
+
+describe('both editions installed in one n8n', () => {
+	const state = loadState();
+	let sandbox: Sandbox;
+	let cli: N8nCli;
+	let userFolder: string;
+	const cloudWorkflow = formsWorkflow('brBothCloud00001', CLOUD);
+	const movedWorkflow = moved(cloudWorkflow, 'brBothMoved00001', CLOUD, QUEUE);
+
+	beforeAll(async () => {
+		if (!('tarball' in state.pack)) throw new Error(`the Cloud edition could not be built/packed:\n${state.pack.error}`);
+		if (!('tarball' in state.queuePack)) throw new Error(`the queue edition could not be built/packed:\n${state.queuePack.error}`);
+		sandbox = await startSandbox({ port: 0, seed: 7, sizes: { forms: 5 } });
+		userFolder = makeUserFolder(state.workDir);
+		expect((await installTarball(userFolder, state.pack.tarball)).name).toBe(CLOUD);
+		expect((await installTarball(userFolder, state.queuePack.tarball)).name).toBe(QUEUE);
+		cli = new N8nCli(state.install, userFolder);
+		await cli.importCredentials([{ ...CRED, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
+		await cli.importWorkflows([cloudWorkflow, movedWorkflow]);
+	});
+
+	afterAll(async () => {
+		await sandbox?.close();
+	});
+
+	test('one saved credential runs the nodes of both packages; the moved workflow gives the same items', async () => {
+		const cloud = await cli.execute(cloudWorkflow.id);
+		const queue = await cli.execute(movedWorkflow.id);
+		expect(cloud.ok).toBe(true);
+		expect(queue.ok).toBe(true);
+		expect(cloud.items['Booking Requests']).toHaveLength(3);
+		expect(queue.items['Booking Requests']).toEqual(cloud.items['Booking Requests']);
+		expect(movedWorkflow.nodes[1].type).toBe(`${QUEUE}.bookingRequests`);
+	});
+
+	describe('with n8n start (what the editor sees)', () => {
+		let rest: N8nRest;
+		withN8nServer(
+			() => ({ userFolder, install: state.install }),
+			(client) => (rest = client),
+		);
+
+		test('both packages\' nodes are loaded, the credential type is one name, and its Test works', async () => {
+			const nodes = await rest.nodeTypeNames();
+			for (const pkg of [CLOUD, QUEUE]) expect(nodes).toEqual(expect.arrayContaining([`${pkg}.bookingRequests`, `${pkg}.bookingRequestsTrigger`]));
+			// n8n lists each package's definition under the one name and uses the one loaded last: they are
+			// the same (apart from which package's nodes n8n says support it).
+			const definitions = (await rest.credentialTypes()).filter((type) => type.name === CRED_TYPE);
+			// eslint-disable-next-line no-console
+			console.log(`[both editions] ${definitions.length} definition(s) of ${CRED_TYPE}, supported nodes: ${JSON.stringify(definitions.map((d) => d.supportedNodes))}`);
+			expect(definitions.length).toBeGreaterThanOrEqual(1);
+			const withoutNodes = definitions.map(({ supportedNodes: _nodes, ...rest }) => rest);
+			for (const definition of withoutNodes) expect(definition).toEqual(withoutNodes[0]);
+			expect(await rest.testCredential({ ...CRED, type: CRED_TYPE })).toEqual({ status: 'OK', message: 'Connection successful!' });
+		});
+	});
+});
