@@ -88,12 +88,12 @@ describe('both editions installed in one n8n', () => {
 			const nodes = await rest.nodeTypeNames();
 			for (const pkg of [CLOUD, QUEUE]) expect(nodes).toEqual(expect.arrayContaining([`${pkg}.bookingRequests`, `${pkg}.bookingRequestsTrigger`]));
 			// n8n lists each package's definition under the one name and uses the one loaded last: they are
-			// the same (apart from which package's nodes n8n says support it).
+			// the same (apart from which package's nodes n8n says support it, and where each icon is served).
 			const definitions = (await rest.credentialTypes()).filter((type) => type.name === CRED_TYPE);
 			// eslint-disable-next-line no-console
 			console.log(`[both editions] ${definitions.length} definition(s) of ${CRED_TYPE}, supported nodes: ${JSON.stringify(definitions.map((d) => d.supportedNodes))}`);
 			expect(definitions.length).toBeGreaterThanOrEqual(1);
-			const withoutNodes = definitions.map(({ supportedNodes: _nodes, ...rest }) => rest);
+			const withoutNodes = definitions.map(({ supportedNodes: _nodes, iconUrl: _icon, ...rest }) => rest);
 			for (const definition of withoutNodes) expect(definition).toEqual(withoutNodes[0]);
 			expect(await rest.testCredential({ ...CRED, type: CRED_TYPE })).toEqual({ status: 'OK', message: 'Connection successful!' });
 		});
