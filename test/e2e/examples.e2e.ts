@@ -336,7 +336,9 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 
 			// the bookings happened where the scenario says: Mia's after the first reminder and before
 			// the first check, Lena's after the first check and before the second
-			const runData = (r.raw as { data: { resultData: { runData: Record<string, Array<{ startTime: number }>> } } }).data.resultData.runData;
+			type RunData = { resultData: { runData: Record<string, Array<{ startTime: number }>> } };
+			const raw = r.raw as RunData & { data?: RunData }; // the REST API's execution data, as summariseRun reads it
+			const runData = (raw.data ?? raw).resultData.runData;
 			const startOf = (node: string) => runData[node][0].startTime;
 			expect(startOf(SEQUENCE.first)).toBeLessThan(miaBookedAt);
 			expect(miaBookedAt).toBeLessThan(startOf(SEQUENCE.check1));
