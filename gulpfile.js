@@ -81,7 +81,9 @@ function loadPatches() {
 		}
 		for (const effect of parsePatchFile(fs.readFileSync(path.join(dir, name), 'utf8'))) {
 			if (effect.type !== 'patch') throw new Error(`patches/${name}: only file modifications are supported (${effect.type} ${effect.path})`);
-			patches.push({ name, file: path.join(ROOT, effect.path), hunks: effect.hunks, applied: false });
+			// the real path: esbuild loads files by it, and node_modules may be a symlink (a git worktree sharing one install)
+			const file = path.join(ROOT, effect.path);
+			patches.push({ name, file: fs.existsSync(file) ? fs.realpathSync(file) : file, hunks: effect.hunks, applied: false });
 		}
 	}
 	return patches;

@@ -16,7 +16,8 @@
  *    Ctrl+C stops n8n and the sandbox.
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
- *    first trigger) and prints item counts per node; exits 1 if any example fails.
+ *    first trigger) and prints item counts per node; exits 1 if any example fails. Wait nodes are
+ *    shortened to 2 s for this run (the reminder sequence waits 23 and 48 hours).
  *    --headless --cli: Manual-Trigger examples run with `n8n execute` instead (mode 'cli', like a
  *    production run; one n8n process each, so about 15 s slower per example).
  */
@@ -27,7 +28,7 @@ import * as path from 'node:path';
 import { startSandbox } from '../test/sandbox';
 import { installTarball, packPackage } from '../test/support/n8n/communityPackage';
 import { DEFAULT_OWNER, N8nRest } from '../test/support/n8n/rest';
-import { loadExampleWorkflows, makeUserFolder, type ExecutionResult } from '../test/support/n8n/workflows';
+import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExecutionResult } from '../test/support/n8n/workflows';
 import { N8nCli } from '../test/support/n8n/cli';
 import { ensureN8n } from '../test/support/n8n/install';
 import { freePort } from '../test/support/n8n/process';
@@ -121,7 +122,10 @@ async function main(): Promise<void> {
 		const cli = new N8nCli(install, userFolder);
 		await cli.importCredentials([{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
 		timings.credential = since();
-		const examples = loadExampleWorkflows(args.examples, CREDENTIAL, { pkg: PKG, credentialType: CRED_TYPE });
+		// --headless runs every example once: Wait nodes (the reminder sequence waits hours) become 2 s
+		const examples = loadExampleWorkflows(args.examples, CREDENTIAL, { pkg: PKG, credentialType: CRED_TYPE }).map((e) =>
+			args.headless ? { ...e, workflow: withShortWaits(e.workflow, 2) } : e,
+		);
 		if (examples.length) await cli.importWorkflows(examples.map((e) => e.workflow));
 		say(`n8n user folder ${userFolder}: package installed, credential + ${examples.length} example workflow(s) imported`);
 		timings.imported = since();

@@ -15,9 +15,10 @@ export class BookingRequests implements INodeType {
 		icon: { light: 'file:bookingRequests.svg', dark: 'file:bookingRequests.dark.svg' },
 		group: ['input'],
 		version: 1,
-		// "Get Many: Booking Requests", "Get: Booking Request" (no arrow functions: both expression engines).
+		// "Get Many: Booking Requests", "Get: Booking Request", "Find by Customer: Booking Requests"
+		// (no arrow functions: both expression engines).
 		subtitle:
-			'={{ ($parameter["operation"] === "get" ? "Get: " : "Get Many: ") + ({ "bookingRequest": "Booking Request", "bookingSession": "Booking Session", "bookingForm": "Booking Form", "businessProfile": "Business Profile" }[$parameter["resource"]] || $parameter["resource"]) + ($parameter["operation"] === "get" ? "" : "s") }}',
+			'={{ ({ "get": "Get: ", "findByCustomer": "Find by Customer: " }[$parameter["operation"]] || "Get Many: ") + ({ "bookingRequest": "Booking Request", "bookingSession": "Booking Session", "bookingForm": "Booking Form", "businessProfile": "Business Profile" }[$parameter["resource"]] || $parameter["resource"]) + ($parameter["operation"] === "get" ? "" : "s") }}',
 		description:
 			'Read booking requests, abandoned or completed booking sessions, booking forms and business profiles from the Booking Requests API',
 		defaults: { name: 'Booking Requests' },

@@ -36,9 +36,20 @@ function reply(request: ChatRequest): Reply {
 }
 
 /** AI Agent 3.1 on n8n 2.x; n8n 1.x (1.123) has 3.0. */
-function agentWorkflow(agentVersion: number): WorkflowImport {
+function agentWorkflow(
+	agentVersion: number,
+	tool: Record<string, unknown> = {
+		resource: 'bookingSession',
+		operation: 'getAll',
+		returnAll: false,
+		limit: "={{ $fromAI('limit', 'How many sessions to return, newest first', 'number') }}",
+		filters: { status: "={{ $fromAI('status', 'Which sessions: abandoned, completed or all', 'string') }}" },
+	},
+	id = 'brAgentTool00001',
+	question = QUESTION,
+): WorkflowImport {
 	return {
-		id: 'brAgentTool00001',
+		id,
 		name: 'e2e AI Agent with the Booking Requests tool',
 		settings: { executionOrder: 'v1' },
 		nodes: [
@@ -49,7 +60,7 @@ function agentWorkflow(agentVersion: number): WorkflowImport {
 				type: '@n8n/n8n-nodes-langchain.agent',
 				typeVersion: agentVersion,
 				position: [220, 0],
-				parameters: { promptType: 'define', text: QUESTION, options: {} },
+				parameters: { promptType: 'define', text: question, options: {} },
 			},
 			{
 				id: 'l1',
@@ -66,13 +77,7 @@ function agentWorkflow(agentVersion: number): WorkflowImport {
 				type: `${PKG}.bookingRequestsTool`,
 				typeVersion: 1,
 				position: [380, 220],
-				parameters: {
-					resource: 'bookingSession',
-					operation: 'getAll',
-					returnAll: false,
-					limit: "={{ $fromAI('limit', 'How many sessions to return, newest first', 'number') }}",
-					filters: { status: "={{ $fromAI('status', 'Which sessions: abandoned, completed or all', 'string') }}" },
-				},
+				parameters: tool,
 				credentials: { bookingRequestsApi: CRED },
 			},
 		],
@@ -169,5 +174,66 @@ describe('AI Agent with the Booking Requests node as a tool (real n8n, fake mode
 		const emails = expected.map((session) => session.data.contact?.email).filter((email): email is string => typeof email === 'string');
 		expect(emails.length).toBeGreaterThan(0);
 		expect(run.items[AGENT]).toEqual([{ output: `These customers left a booking unfinished: ${emails.join(', ')}.` }]);
+	});
+});
+
+describe('AI Agent with Booking Request → Find by Customer as a tool (real n8n, fake model)', () => {
+	const state = loadState();
+	const FIND_QUESTION = 'Has Ann Lee (Ann.Lee@Example.com) booked with us this month?';
+	const FIND_ARGUMENTS = { email: ' Ann.Lee@Example.com' };
+	let sandbox: Sandbox;
+	let model: FakeOpenAi;
+	let run: ExecutionResult;
+	let booking: { id: string };
+
+	beforeAll(async () => {
+		if (!('tarball' in state.pack)) throw new Error(`the package could not be built/packed:\n${state.pack.error}`);
+		sandbox = await startSandbox({ port: 0, seed: 42, sizes: { requests: 40, sessions: 20 } });
+		booking = sandbox.addRequest({ first_name: 'Ann', last_name: 'Lee', email: 'ann.lee@example.com', phone: '+15125550199' });
+		model = await startFakeOpenAi((request) => {
+			const toolResult = request.messages.find((message) => message.role === 'tool');
+			if (!toolResult) return { toolCalls: [{ name: TOOL_NAME, arguments: FIND_ARGUMENTS }] };
+			const ids = [...new Set(textOf(toolResult).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [])];
+			return { text: ids.length ? `Yes: booking request ${ids[0]}.` : 'No booking found.' };
+		});
+		const userFolder = makeUserFolder(state.workDir, 'n8n-agent-find-');
+		await installTarball(userFolder, state.pack.tarball);
+		const cli = new N8nCli(state.install, userFolder);
+		await cli.importCredentials([
+			{ ...CRED, type: 'bookingRequestsApi', data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } },
+			{ ...OPENAI_CRED, type: 'openAiApi', data: { apiKey: 'sk-fake-key-for-tests', url: model.url } },
+		]);
+		const major = Number(String(state.install.version).split('.')[0]);
+		const tool = {
+			resource: 'bookingRequest',
+			operation: 'findByCustomer',
+			email: "={{ $fromAI('email', 'The customer\\'s e-mail address', 'string') }}",
+			returnAll: false,
+			limit: 5,
+		};
+		await cli.importWorkflows([agentWorkflow(major >= 2 ? 3.1 : 3, tool, 'brAgentFind00001', FIND_QUESTION)]);
+		sandbox.clearLog();
+		run = await cli.execute('brAgentFind00001');
+		// eslint-disable-next-line no-console
+		console.log(
+			`[AI Agent run, Find by Customer]\ntool offered: ${JSON.stringify(model.requests[0]?.tools?.map((t) => t.function), null, 2)}\n` +
+				`final answer: ${JSON.stringify(run.items[AGENT]?.[0]?.output)}`,
+		);
+	});
+
+	afterAll(async () => {
+		await model?.close();
+		await sandbox?.close();
+	});
+
+	test('the model is offered the tool with a plain description and an e-mail parameter, and finds the booking', () => {
+		expect(run.ok).toBe(true);
+		const tool = model.requests[0].tools?.find((candidate) => candidate.function.name === TOOL_NAME);
+		expect(tool?.function.description).toContain("Find a customer's booking requests by e-mail or phone");
+		const schema = tool!.function.parameters as { properties: Record<string, { type: string; description?: string }> };
+		expect(schema.properties.email).toMatchObject({ type: 'string', description: "The customer's e-mail address" });
+		// the address as the model wrote it (space, capitals) matches the request; one read of the request list
+		expect(sandbox.log.map((entry) => [entry.path, entry.query.page, entry.query.per_page, entry.status])).toEqual([['/api/v1/requests', '1', '100', 200]]);
+		expect(run.items[AGENT]).toEqual([{ output: `Yes: booking request ${booking.id}.` }]);
 	});
 });

@@ -7,19 +7,29 @@
  *  - session-funnel.json: completed sessions joined to their booking requests;
  *  - retarget-abandoned-sessions.json: the trigger's manual run ("Fetch Test Event") through the
  *    REST API; with "Only Sessions With an E-Mail" on, the e-mail step gets only sessions with an
- *    e-mail, addressed by first name from the trigger's flat fields.
+ *    e-mail, addressed by first name from the trigger's flat fields;
+ *  - retarget-reminder-sequence.json: three reminders with two checks "booked since?" (Find by
+ *    Customer) between them, its Wait nodes shortened to seconds: a customer who books after the
+ *    first reminder gets no second one, one who books after the second gets no third, and one who
+ *    never books gets all three. It runs with the workspace's second key (its own rate budget and
+ *    stats), so the demo key's call count below stays as it was.
  */
 import * as path from 'node:path';
 import { installTarball } from '../support/n8n/communityPackage';
-import { loadExampleWorkflows, makeUserFolder, type ExampleWorkflow, type ExecutionResult } from '../support/n8n/workflows';
+import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkflow, type ExecutionResult } from '../support/n8n/workflows';
 import { N8nCli } from '../support/n8n/cli';
 import { N8nRest } from '../support/n8n/rest';
-import { sortRequests, sortSessions, startSandbox, type BookingRequest, type Sandbox, type Session } from '../sandbox';
+import { hashKey, sortRequests, sortSessions, startSandbox, type BookingRequest, type Sandbox, type Session } from '../sandbox';
 import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';
 
 const CRED_TYPE = 'bookingRequestsApi';
 const CREDENTIAL = { id: 'brExamplesCred01', name: 'Booking Requests (examples e2e)' };
+/** The reminder sequence's credential: the demo workspace's second key. */
+const SEQUENCE_CREDENTIAL = { id: 'brExamplesCred02', name: 'Booking Requests (examples e2e, second key)' };
+const SEQUENCE_FILE = 'retarget-reminder-sequence.json';
+/** Its Wait nodes (23 h and 48 h in the file) in this test. */
+const SEQUENCE_WAIT_SECONDS = 10;
 
 // node names in the example files
 const SYNC = {
@@ -32,6 +42,14 @@ const SYNC = {
 };
 const FUNNEL = { list: 'Booking Requests: completed sessions', join: 'Join session and request' };
 const RETARGET = { trigger: 'Booking Requests Trigger', mail: 'E-mail: send reminder (stand-in)' };
+const SEQUENCE = {
+	trigger: 'Booking Requests Trigger',
+	first: 'E-mail: first reminder (stand-in)',
+	check1: 'Booked since? (1)',
+	second: 'E-mail: second reminder (stand-in)',
+	check2: 'Booked since? (2)',
+	third: 'E-mail: third reminder (stand-in)',
+};
 
 /** The sandbox's objects as they travel over the API (JSON). */
 const asJson = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -82,18 +100,30 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 		userFolder = makeUserFolder(state.workDir, 'examples-');
 		await installTarball(userFolder, state.pack.tarball);
 		cli = new N8nCli(state.install, userFolder);
-		await cli.importCredentials([{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
+		await cli.importCredentials([
+			{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } },
+			{ ...SEQUENCE_CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.second, baseUrl: sandbox.url } },
+		]);
 		const list = loadExampleWorkflows(path.join(state.repoDir, 'examples'), CREDENTIAL);
 		examples = new Map(list.map((e) => [e.file, e]));
-		await cli.importWorkflows(list.map((e) => e.workflow));
+		// the reminder sequence as imported for its test: the second key, waits of seconds
+		const sequence = loadExampleWorkflows(path.join(state.repoDir, 'examples'), SEQUENCE_CREDENTIAL).find((e) => e.file === SEQUENCE_FILE);
+		await cli.importWorkflows(
+			list.map((e) => (e.file === SEQUENCE_FILE && sequence ? withShortWaits(sequence.workflow, SEQUENCE_WAIT_SECONDS) : e.workflow)),
+		);
 	});
 
 	afterAll(async () => {
 		await sandbox?.close();
 	});
 
-	test('there are exactly the three documented examples, each runnable without a third-party account', () => {
-		expect([...examples.keys()]).toEqual(['retarget-abandoned-sessions.json', 'session-funnel.json', 'sync-new-requests-to-crm.json']);
+	test('there are exactly the four documented examples, each runnable without a third-party account', () => {
+		expect([...examples.keys()]).toEqual([
+			'retarget-abandoned-sessions.json',
+			'retarget-reminder-sequence.json',
+			'session-funnel.json',
+			'sync-new-requests-to-crm.json',
+		]);
 		for (const { file, workflow } of examples.values()) {
 			const types = workflow.nodes.map((n) => n.type);
 			// only this package and n8n's own nodes: no CRM or e-mail account needed
@@ -103,6 +133,14 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 		expect(example('sync-new-requests-to-crm.json').via).toBe('execute');
 		expect(example('session-funnel.json').via).toBe('execute');
 		expect(example('retarget-abandoned-sessions.json').via).toBe('trigger');
+		expect(example(SEQUENCE_FILE).via).toBe('trigger');
+		// as shipped: reminders about 1 h, 24 h and 72 h after the customer left
+		const sequence = example(SEQUENCE_FILE).workflow.nodes;
+		expect(sequence.find((n) => n.name === SEQUENCE.trigger)?.parameters).toMatchObject({ events: ['sessionAbandoned'], abandonedAfterMinutes: 60 });
+		expect(sequence.filter((n) => n.type === 'n8n-nodes-base.wait').map((n) => [n.parameters.amount, n.parameters.unit])).toEqual([
+			[23, 'hours'],
+			[48, 'hours'],
+		]);
 	});
 
 	describe('sync-new-requests-to-crm.json', () => {
@@ -217,6 +255,100 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 				session_id: session.id,
 				last_step: 'address',
 			});
+		});
+	});
+
+	describe('retarget-reminder-sequence.json (three reminders, "booked since?" before the second and the third)', () => {
+		let rest: N8nRest;
+
+		withN8nServer(
+			() => ({ userFolder, install: state.install }),
+			(client) => (rest = client),
+		);
+
+		let runEnded = false;
+		/** Resolves once the sandbox has answered `count` requests of the second key on `path` since log index `from`. */
+		async function answered(from: number, path: string, count: number): Promise<void> {
+			const key = hashKey(sandbox.keys.second);
+			for (;;) {
+				const seen = sandbox.log.slice(from).filter((e) => e.keyHash === key && e.path === path && e.status !== 0).length;
+				if (seen >= count) return;
+				if (runEnded) throw new Error(`the run ended before ${count} answered request(s) on ${path}`);
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+		}
+
+		test('who booked after the first reminder gets no second, after the second no third; who never books gets all three', async () => {
+			// three customers leave a booking; the draft holds the phone as typed, the requests hold it international
+			const mia = sandbox.startSession({ contact: { firstname: 'Mia', lastname: 'Kent', email: 'Mia.Kent@Example.com', phone: '(512) 555-0111' } });
+			const noah = sandbox.startSession({ contact: { firstname: 'Noah', lastname: 'Park', email: 'noah.park@example.com', phone: '(512) 555-0122' } });
+			const lena = sandbox.startSession({ contact: { firstname: 'Lena', lastname: 'Ortiz', email: 'lena.ortiz@example.com', phone: '(737) 555-0133' } });
+			sandbox.clock.advance(61 * 60_000); // idle for longer than "Abandoned After (60 minutes)"
+			const from = sandbox.log.length;
+			const workflowId = example(SEQUENCE_FILE).workflow.id;
+			const running = rest.runFromTrigger(workflowId, SEQUENCE.trigger, 5 * 60_000).finally(() => (runEnded = true));
+
+			// after the trigger's reads (sessions, form names) the first reminders go out; Mia books
+			// during the first wait (e-mail in other case, with a space), and a near namesake of Noah too
+			await answered(from, '/api/v1/abandoned-sessions', 1);
+			await new Promise((resolve) => setTimeout(resolve, 1500));
+			const miaBooking = sandbox.addRequest({ first_name: 'Mia', last_name: 'Kent', email: ' mia.kent@EXAMPLE.com', phone: '+15125550111' });
+			const miaBookedAt = Date.now();
+			sandbox.addRequest({ first_name: 'Noah', last_name: 'Parker', email: 'noah.parker@example.com', phone: '+15125550123' });
+
+			// the first check reads the request list once per customer; then Lena books, found by her phone only
+			await answered(from, '/api/v1/requests', 3);
+			const lenaBooking = sandbox.addRequest({ first_name: 'Lena', last_name: 'Ortiz', email: 'lena@ortiz-family.example', phone: '+17375550133' });
+			const lenaBookedAt = Date.now();
+
+			const r = ok(await running, 'reminder sequence');
+			const to = (node: string) => (r.items[node] ?? []).map((m) => m.to);
+			const received = (email: string) =>
+				[SEQUENCE.first, SEQUENCE.second, SEQUENCE.third].filter((node) => to(node).includes(email)).map((node) => (r.items[node] ?? []).find((m) => m.to === email)?.reminder);
+			// eslint-disable-next-line no-console
+			console.log(
+				`[reminder sequence] reminders received: Mia ${JSON.stringify(received('Mia.Kent@Example.com'))}, ` +
+					`Noah ${JSON.stringify(received('noah.park@example.com'))}, Lena ${JSON.stringify(received('lena.ortiz@example.com'))}; ` +
+					`calls: ${JSON.stringify(sandbox.log.slice(from).filter((e) => e.keyHash === hashKey(sandbox.keys.second)).map((e) => `${e.path}?page=${e.query.page}&per_page=${e.query.per_page} -> ${e.status}`))}`,
+			);
+
+			expect(r.items[SEQUENCE.trigger].map((i) => i.session_id).sort()).toEqual([mia.id, noah.id, lena.id].sort());
+			expect(to(SEQUENCE.first).sort()).toEqual(['Mia.Kent@Example.com', 'lena.ortiz@example.com', 'noah.park@example.com']);
+			expect(r.items[SEQUENCE.check1].map((c) => [c.email, c.booked, (c.requests as Array<{ id: string }>).map((q) => q.id)])).toEqual(
+				expect.arrayContaining([
+					['mia.kent@example.com', true, [miaBooking.id]],
+					['noah.park@example.com', false, []],
+					['lena.ortiz@example.com', false, []],
+				]),
+			);
+			expect(to(SEQUENCE.second).sort()).toEqual(['lena.ortiz@example.com', 'noah.park@example.com']);
+			expect(r.items[SEQUENCE.check2].map((c) => [c.email, c.booked, (c.requests as Array<{ id: string }>).map((q) => q.id)])).toEqual(
+				expect.arrayContaining([
+					['noah.park@example.com', false, []],
+					['lena.ortiz@example.com', true, [lenaBooking.id]],
+				]),
+			);
+			expect(to(SEQUENCE.third)).toEqual(['noah.park@example.com']);
+			expect(r.items[SEQUENCE.third][0]).toMatchObject({ subject: 'Last reminder: finish your booking, Noah', reminder: 3, session_id: noah.id });
+			expect(received('Mia.Kent@Example.com')).toEqual([1]);
+			expect(received('lena.ortiz@example.com')).toEqual([1, 2]);
+			expect(received('noah.park@example.com')).toEqual([1, 2, 3]);
+
+			// the bookings happened where the scenario says: Mia's after the first reminder and before
+			// the first check, Lena's after the first check and before the second
+			type RunData = { resultData: { runData: Record<string, Array<{ startTime: number }>> } };
+			const raw = r.raw as RunData & { data?: RunData }; // the REST API's execution data, as summariseRun reads it
+			const runData = (raw.data ?? raw).resultData.runData;
+			const startOf = (node: string) => runData[node][0].startTime;
+			expect(startOf(SEQUENCE.first)).toBeLessThan(miaBookedAt);
+			expect(miaBookedAt).toBeLessThan(startOf(SEQUENCE.check1));
+			expect(startOf(SEQUENCE.check1)).toBeLessThan(lenaBookedAt);
+			expect(lenaBookedAt).toBeLessThan(startOf(SEQUENCE.check2));
+
+			// each check is 1 read of the request list per customer (nothing older than the sessions is read)
+			const reads = sandbox.log.slice(from).filter((e) => e.keyHash === hashKey(sandbox.keys.second) && e.path === '/api/v1/requests');
+			expect(reads.map((e) => [e.query.page, e.query.per_page, e.status])).toEqual(Array.from({ length: 5 }, () => ['1', '100', 200]));
+			expect(sandbox.stats(sandbox.keys.second).rateLimited).toBe(0);
 		});
 	});
 

@@ -10,7 +10,11 @@ import * as businessProfile from './businessProfile';
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
 
 const OPERATIONS: Record<string, Record<string, Operation>> = {
-	bookingRequest: { get: bookingRequest.get.execute, getAll: bookingRequest.getAll.execute },
+	bookingRequest: {
+		get: bookingRequest.get.execute,
+		getAll: bookingRequest.getAll.execute,
+		findByCustomer: bookingRequest.findByCustomer.execute,
+	},
 	bookingSession: { getAll: bookingSession.getAll.execute },
 	bookingForm: { getAll: bookingForm.getAll.execute },
 	businessProfile: { getAll: businessProfile.getAll.execute },

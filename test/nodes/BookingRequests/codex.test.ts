@@ -79,6 +79,7 @@ describe('canvas subtitles, as n8n evaluates them', () => {
 	test.each([
 		[{ resource: 'bookingRequest', operation: 'getAll' }, 'Get Many: Booking Requests'],
 		[{ resource: 'bookingRequest', operation: 'get' }, 'Get: Booking Request'],
+		[{ resource: 'bookingRequest', operation: 'findByCustomer' }, 'Find by Customer: Booking Requests'],
 		[{ resource: 'bookingSession', operation: 'getAll' }, 'Get Many: Booking Sessions'],
 		[{ resource: 'bookingForm', operation: 'getAll' }, 'Get Many: Booking Forms'],
 		[{ resource: 'businessProfile', operation: 'getAll' }, 'Get Many: Business Profiles'],

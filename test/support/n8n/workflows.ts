@@ -123,6 +123,22 @@ export function loadExampleWorkflows(
 		});
 }
 
+/**
+ * The workflow with every Wait node (time interval) shortened to `seconds`: the reminder sequence
+ * waits hours in production; a test or the headless demo runs it end to end in seconds (n8n waits
+ * in its process below 65 s, so the run ends without n8n's waiting-execution store).
+ */
+export function withShortWaits(workflow: WorkflowImport, seconds: number | ((node: WorkflowNode) => number)): WorkflowImport {
+	return {
+		...workflow,
+		nodes: workflow.nodes.map((node) =>
+			node.type === 'n8n-nodes-base.wait'
+				? { ...node, parameters: { ...node.parameters, resume: 'timeInterval', unit: 'seconds', amount: typeof seconds === 'number' ? seconds : seconds(node) } }
+				: node,
+		),
+	};
+}
+
 // ---------------------------------------------------------------------------------------------
 // run data
 // ---------------------------------------------------------------------------------------------

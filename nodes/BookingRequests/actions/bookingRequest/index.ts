@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { operationField } from '../common/fields';
+import * as findByCustomer from './findByCustomer.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export { get, getAll };
+export { findByCustomer, get, getAll };
 
 export const description: INodeProperties[] = [
 	operationField('bookingRequest', [
@@ -21,7 +22,15 @@ export const description: INodeProperties[] = [
 			description:
 				'List booking requests, newest first, optionally only those of one form or business profile or created after a date',
 		},
+		{
+			name: 'Find by Customer',
+			value: 'findByCustomer',
+			action: "Find a customer's booking requests by e-mail or phone",
+			description:
+				"List one customer's booking requests, newest first, created after a date (default: the last 30 days), found by e-mail or phone in any format. Answers whether a customer has booked since a moment.",
+		},
 	]),
 	...get.description,
 	...getAll.description,
+	...findByCustomer.description,
 ];

@@ -16,6 +16,8 @@ export const PARAMETER_LABELS: Record<string, string> = {
 	createdAfter: 'Created After',
 	updatedAfter: 'Updated After',
 	requestId: 'Request ID',
+	email: 'E-Mail',
+	phone: 'Phone',
 };
 
 function labelOf(name: string): string {
