@@ -36,6 +36,22 @@ export const SCREENSHOTS = {
 	credentialDialog: 'credential-dialog.png',
 } as const;
 
+/** A Base URL whose host name never resolves (the .invalid TLD is reserved for that). */
+const BAD_HOST = 'no-such-host.invalid';
+
+/**
+ * What the credential dialog shows after Save (n8n runs the credential's Test): the one place to
+ * update when the Test's texts change. '' = the test passed (the dialog closes).
+ */
+export const CREDENTIAL_TEST_MESSAGES = {
+	/** apiKey 'brk_12345' (a key of the wrong shape), Base URL = the sandbox */
+	wrongKeyShape: 'This key does not look like a Booking Requests API key (prefix of 4 characters ending in "_", then 32 hex characters)',
+	/** the sandbox's demo key, Base URL https://no-such-host.invalid */
+	unreachableHost: `Cannot reach ${BAD_HOST}: check the Base URL`,
+	/** the sandbox's demo key, Base URL = the sandbox */
+	working: '',
+} as const;
+
 /** Words a marketer types into the node panel; each must list the package's node. */
 const SEARCH_WORDS = ['abandoned', 'appointment', 'booking form', 'lead', 'cart', 'retarget'];
 /** Fields of the trigger's simplified session item a reminder e-mail maps. */
@@ -221,21 +237,22 @@ describe('the editor, as a user uses it (Chromium)', () => {
 		await editor.parameter('shareRateLimit').locator('.el-switch, [role="switch"]').first().click();
 		await editor.parameter('redisUrl').waitFor({ state: 'detached' });
 
-		await editor.parameter('apiKey').locator('input').first().fill('brk_12345');
-		await editor.parameter('baseUrl').locator('input').first().fill(sandbox.url);
-		const wrongShape = await editor.saveCredentialAndReadTest();
-		expect(wrongShape).toBe('This key does not look like a Booking Requests API key (prefix of 4 characters ending in "_", then 32 hex characters)');
+		const fillCredential = async (fields: { apiKey?: string; baseUrl?: string }) => {
+			for (const [name, value] of Object.entries(fields)) await editor.parameter(name).locator('input').first().fill(value);
+			return fields as Record<string, string>;
+		};
+		const wrongShape = await editor.saveCredentialAndReadTest(await fillCredential({ apiKey: 'brk_12345', baseUrl: sandbox.url }));
+		expect(wrongShape).toBe(CREDENTIAL_TEST_MESSAGES.wrongKeyShape);
 		// the Test button sent nothing with it (its call is GET /api/v1/forms?per_page=1; the Form
 		// picker of the open node may still list forms with the new credential: that is the node's call)
 		expect(sandbox.log.filter((entry) => entry.keyHash === hashKey('brk_12345') && entry.query.per_page === '1')).toEqual([]);
 		await editor.dismissToasts();
 		await shot(SCREENSHOTS.credentialDialog);
 
-		await editor.parameter('apiKey').locator('input').first().fill(sandbox.keys.demo);
-		await editor.parameter('baseUrl').locator('input').first().fill('https://no-such-host.invalid');
-		expect(await editor.saveCredentialAndReadTest()).toBe('Cannot reach no-such-host.invalid: check the Base URL');
+		const badHost = await editor.saveCredentialAndReadTest(await fillCredential({ apiKey: sandbox.keys.demo, baseUrl: `https://${BAD_HOST}` }));
+		expect(badHost).toBe(CREDENTIAL_TEST_MESSAGES.unreachableHost);
 
-		await editor.parameter('baseUrl').locator('input').first().fill(sandbox.url);
-		expect(await editor.saveCredentialAndReadTest()).toBe('');
+		const working = await editor.saveCredentialAndReadTest(await fillCredential({ baseUrl: sandbox.url }));
+		expect(working).toBe(CREDENTIAL_TEST_MESSAGES.working);
 	});
 });
