@@ -115,7 +115,8 @@ function applyHunks(source, patch) {
 
 /** esbuild plugin: serves the patched text of patched package files. */
 function patchPackagesPlugin(patches) {
-	const byFile = new Map(patches.map((patch) => [patch.file, patch]));
+	// keyed by the real path: node_modules may be a symlink (a git worktree sharing another's)
+	const byFile = new Map(patches.map((patch) => [fs.realpathSync(patch.file), patch]));
 	const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 	return {
 		name: 'patch-packages',

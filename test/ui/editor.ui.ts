@@ -10,6 +10,7 @@
  *
  * Run: npx jest -c jest.ui.config.js   (needs `apt-get install -y chromium`)
  */
+import { TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -35,6 +36,25 @@ export const SCREENSHOTS = {
 	outputTable: 'action-output-table.png',
 	credentialDialog: 'credential-dialog.png',
 } as const;
+
+/** A Base URL whose host name never resolves (the .invalid TLD is reserved for that). */
+const BAD_HOST = 'no-such-host.invalid';
+
+/**
+ * What the credential dialog shows after Save (n8n runs the credential's Test): the one place to
+ * update when the Test's texts change. '' = the test passed (the dialog closes).
+ */
+export const CREDENTIAL_TEST_MESSAGES = {
+	/** apiKey 'brk_12345' (a key of the wrong shape, not sent), Base URL = the sandbox: the declarative test's 401 rule */
+	wrongKeyShape: TEST_MESSAGES.unauthorized,
+	/** the sandbox's demo key, Base URL https://no-such-host.invalid: n8n gives the network error's code */
+	unreachableHost: /^(ENOTFOUND|EAI_AGAIN)$/,
+	/** the sandbox's demo key, Base URL = the sandbox */
+	working: '',
+} as const;
+
+/** The notice under the API Key field while the typed key does not have the contract's shape. */
+const KEY_SHAPE_NOTICE = 'This does not look like a Booking Requests API key';
 
 /** Words a marketer types into the node panel; each must list the package's node. */
 const SEARCH_WORDS = ['abandoned', 'appointment', 'booking form', 'lead', 'cart', 'retarget'];
@@ -221,21 +241,27 @@ describe('the editor, as a user uses it (Chromium)', () => {
 		await editor.parameter('shareRateLimit').locator('.el-switch, [role="switch"]').first().click();
 		await editor.parameter('redisUrl').waitFor({ state: 'detached' });
 
-		await editor.parameter('apiKey').locator('input').first().fill('brk_12345');
-		await editor.parameter('baseUrl').locator('input').first().fill(sandbox.url);
-		const wrongShape = await editor.saveCredentialAndReadTest();
-		expect(wrongShape).toBe('This key does not look like a Booking Requests API key (prefix of 4 characters ending in "_", then 32 hex characters)');
-		// the Test button sent nothing with it (its call is GET /api/v1/forms?per_page=1; the Form
-		// picker of the open node may still list forms with the new credential: that is the node's call)
+		const fillCredential = async (fields: { apiKey?: string; baseUrl?: string }) => {
+			for (const [name, value] of Object.entries(fields)) await editor.parameter(name).locator('input').first().fill(value);
+			return fields as Record<string, string>;
+		};
+		const typed = await fillCredential({ apiKey: 'brk_12345', baseUrl: sandbox.url });
+		// the field says it while the key is typed, before any test
+		await modal.getByText(KEY_SHAPE_NOTICE).waitFor({ state: 'visible' });
+		const wrongShape = await editor.saveCredentialAndReadTest(typed);
+		expect(wrongShape).toBe(CREDENTIAL_TEST_MESSAGES.wrongKeyShape);
+		// the Test button did not send that key (its call is GET /api/v1/forms?per_page=1, with an empty
+		// Authorization header; the Form picker of the open node may still list forms with the new credential: that is the node's call)
 		expect(sandbox.log.filter((entry) => entry.keyHash === hashKey('brk_12345') && entry.query.per_page === '1')).toEqual([]);
 		await editor.dismissToasts();
 		await shot(SCREENSHOTS.credentialDialog);
 
-		await editor.parameter('apiKey').locator('input').first().fill(sandbox.keys.demo);
-		await editor.parameter('baseUrl').locator('input').first().fill('https://no-such-host.invalid');
-		expect(await editor.saveCredentialAndReadTest()).toBe('Cannot reach no-such-host.invalid: check the Base URL');
+		const badHost = await editor.saveCredentialAndReadTest(await fillCredential({ apiKey: sandbox.keys.demo, baseUrl: `https://${BAD_HOST}` }));
+		expect(badHost).toMatch(CREDENTIAL_TEST_MESSAGES.unreachableHost);
+		// a key of the right shape: no shape notice
+		expect(await modal.getByText(KEY_SHAPE_NOTICE).count()).toBe(0);
 
-		await editor.parameter('baseUrl').locator('input').first().fill(sandbox.url);
-		expect(await editor.saveCredentialAndReadTest()).toBe('');
+		const working = await editor.saveCredentialAndReadTest(await fillCredential({ baseUrl: sandbox.url }));
+		expect(working).toBe(CREDENTIAL_TEST_MESSAGES.working);
 	});
 });

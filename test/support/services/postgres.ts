@@ -9,6 +9,12 @@
  * foreground as a child of this process, in its own process group (so one signal reaches every
  * backend), and is recorded with ./leftovers.ts so that a crashed run's cluster is ended by the next.
  * Durability is off (fsync, synchronous_commit, full_page_writes): the data lives only for the test.
+ *
+ * E2E_POSTGRES_URL (e.g. a CI service container: `postgres://postgres:postgres@127.0.0.1:5432/postgres`)
+ * uses that existing server instead: the URL's role must be allowed to create roles and databases.
+ * Each startPostgres() then creates its own password-protected role and database there (random
+ * suffixes, so test files never share a database) and stop() drops both. Only `psql` is needed
+ * (PG_BIN_DIR, the Debian server binaries' directory, or `psql` on PATH). Unset: the throw-away cluster.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -69,6 +75,108 @@ function chownToPostgres(dir: string): void {
 	walk(dir);
 }
 
+/** An existing PostgreSQL server to use instead of a throw-away cluster (see the file's comment). */
+export const EXTERNAL_POSTGRES_ENV = 'E2E_POSTGRES_URL';
+
+/** psql: from PG_BIN_DIR / the Debian server binaries when present, else the one on PATH. */
+function psqlBin(): string {
+	const bin = postgresBinDir();
+	return bin && fs.existsSync(path.join(bin, 'psql')) ? path.join(bin, 'psql') : 'psql';
+}
+
+/** Runs one statement with psql over TCP; returns its unaligned, tuples-only output. */
+async function psqlOver(
+	conn: { host: string; port: number },
+	role: string,
+	pass: string,
+	db: string,
+	statement: string,
+	psql = psqlBin(),
+): Promise<string> {
+	const res = await run(psql, ['-X', '-v', 'ON_ERROR_STOP=1', '-h', conn.host, '-p', String(conn.port), '-U', role, '-d', db, '-At', '-c', statement], {
+		env: { ...process.env, PGPASSWORD: pass, PGCONNECT_TIMEOUT: '5' },
+		timeoutMs: 60_000,
+	});
+	if (res.code !== 0) throw new Error(`psql failed (${res.code}): ${res.stderr.trim()}\n  ${statement.slice(0, 300)}`);
+	return res.stdout;
+}
+
+function serverHandle(
+	conn: { host: string; port: number },
+	fields: { database: string; user: string; password: string; version: string; dataDir: string },
+	stop: () => Promise<void>,
+): PostgresServer {
+	const sql = (statement: string) => psqlOver(conn, fields.user, fields.password, fields.database, statement);
+	return {
+		host: conn.host,
+		port: conn.port,
+		...fields,
+		n8nEnv: () => ({
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: conn.host,
+			DB_POSTGRESDB_PORT: String(conn.port),
+			DB_POSTGRESDB_DATABASE: fields.database,
+			DB_POSTGRESDB_USER: fields.user,
+			DB_POSTGRESDB_PASSWORD: fields.password,
+		}),
+		sql,
+		async rows<T>(select: string): Promise<T[]> {
+			const text = (await sql(`SELECT coalesce(json_agg(q), '[]'::json) FROM (${select}) q`)).trim();
+			return JSON.parse(text) as T[];
+		},
+		stop,
+	};
+}
+
+/** A role and a database of their own on the server E2E_POSTGRES_URL names; stop() drops them. */
+async function startExternalPostgres(url: string, opts: StartPostgresOptions): Promise<PostgresServer> {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		throw new Error(`${EXTERNAL_POSTGRES_ENV} is not a URL (expected postgres://user:password@host:port/database)`);
+	}
+	const conn = { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 5432) };
+	const admin = decodeURIComponent(parsed.username || 'postgres');
+	const adminPassword = decodeURIComponent(parsed.password);
+	const adminDb = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || 'postgres';
+	const asAdmin = (statement: string) => psqlOver(conn, admin, adminPassword, adminDb, statement);
+	const where = `${conn.host}:${conn.port} (${EXTERNAL_POSTGRES_ENV})`;
+
+	const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+	for (;;) {
+		try {
+			await asAdmin('select 1');
+			break;
+		} catch (error) {
+			if (Date.now() > deadline) throw new Error(`PostgreSQL at ${where} does not accept connections as ${admin}: ${(error as Error).message}`);
+			await sleep(500);
+		}
+	}
+	const suffix = randomBytes(4).toString('hex');
+	const database = `${opts.database ?? 'n8n'}_${suffix}`;
+	const user = `${opts.user ?? 'n8n'}_${suffix}`;
+	const password = randomBytes(12).toString('hex');
+	await asAdmin(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`);
+	await asAdmin(`CREATE DATABASE ${database} OWNER ${user}`);
+
+	let stopped = false;
+	const stop = async () => {
+		if (stopped) return;
+		stopped = true;
+		// n8n is stopped first; FORCE (PostgreSQL 13+) ends sessions a killed process left behind
+		await asAdmin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(async () => await asAdmin(`DROP DATABASE IF EXISTS ${database}`));
+		await asAdmin(`DROP ROLE IF EXISTS ${user}`);
+	};
+	try {
+		const version = (await psqlOver(conn, user, password, database, 'show server_version')).trim().split(' ')[0];
+		return serverHandle(conn, { database, user, password, version, dataDir: '' }, stop);
+	} catch (error) {
+		await stop().catch(() => undefined);
+		throw error;
+	}
+}
+
 export interface StartPostgresOptions {
 	database?: string;
 	user?: string;
@@ -77,6 +185,8 @@ export interface StartPostgresOptions {
 }
 
 export async function startPostgres(opts: StartPostgresOptions = {}): Promise<PostgresServer> {
+	const external = process.env[EXTERNAL_POSTGRES_ENV];
+	if (external) return await startExternalPostgres(external, opts);
 	const bin = postgresBinDir();
 	if (!bin) throw new Error('PostgreSQL server binaries not found (apt-get install -y postgresql, or set PG_BIN_DIR)');
 	const database = opts.database ?? 'n8n';
@@ -160,14 +270,8 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
 	};
 
 	const psql = path.join(bin, 'psql');
-	const psqlAs = async (role: string, pass: string, db: string, statement: string): Promise<string> => {
-		const res = await run(psql, ['-X', '-v', 'ON_ERROR_STOP=1', '-h', host, '-p', String(port), '-U', role, '-d', db, '-At', '-c', statement], {
-			env: { ...process.env, PGPASSWORD: pass, PGCONNECT_TIMEOUT: '5' },
-			timeoutMs: 60_000,
-		});
-		if (res.code !== 0) throw new Error(`psql failed (${res.code}): ${res.stderr.trim()}\n  ${statement.slice(0, 300)}`);
-		return res.stdout;
-	};
+	const psqlAs = (role: string, pass: string, db: string, statement: string): Promise<string> =>
+		psqlOver({ host, port }, role, pass, db, statement, psql);
 
 	const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
 	for (;;) {
@@ -195,28 +299,5 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
 	}
 	const version = (await psqlAs(user, password, database, 'show server_version')).trim().split(' ')[0];
 
-	const sql = (statement: string) => psqlAs(user, password, database, statement);
-	return {
-		host,
-		port,
-		database,
-		user,
-		password,
-		version,
-		dataDir,
-		n8nEnv: () => ({
-			DB_TYPE: 'postgresdb',
-			DB_POSTGRESDB_HOST: host,
-			DB_POSTGRESDB_PORT: String(port),
-			DB_POSTGRESDB_DATABASE: database,
-			DB_POSTGRESDB_USER: user,
-			DB_POSTGRESDB_PASSWORD: password,
-		}),
-		sql,
-		async rows<T>(select: string): Promise<T[]> {
-			const text = (await sql(`SELECT coalesce(json_agg(q), '[]'::json) FROM (${select}) q`)).trim();
-			return JSON.parse(text) as T[];
-		},
-		stop,
-	};
+	return serverHandle({ host, port }, { database, user, password, version, dataDir }, stop);
 }

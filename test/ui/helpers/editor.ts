@@ -4,6 +4,9 @@
  */
 import type { Locator, Page } from 'playwright-core';
 
+/** n8n 2.40.7's ParameterInput commits a typed text value this long after the last keystroke. */
+export const CREDENTIAL_INPUT_DEBOUNCE_MS = 200;
+
 export const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 export class Editor {
@@ -231,13 +234,34 @@ export class Editor {
 	 * returns the message the dialog shows: '' when the test passed (a new credential's dialog then
 	 * closes), else the text under "Couldn’t connect with these settings" (opened with "More details"
 	 * when it is folded).
+	 *
+	 * `expected`: the field values just typed. n8n's ParameterInput commits a typed value to the
+	 * credential only 200 ms after the last keystroke (a debounce); until then a saved credential's
+	 * dialog shows "Saved" — a span that swallows clicks, not a button — and a new one's Save button is
+	 * disabled. So this waits for an enabled Save button (the editor has the edit), lets the other
+	 * fields' debounces run out, and then checks that the connection test n8n ran carried exactly
+	 * these values (the request body of POST /rest/credentials/test), so the message returned is the
+	 * answer for what was typed, never for an earlier value.
 	 */
-	async saveCredentialAndReadTest(timeoutMs = 30_000): Promise<string> {
+	async saveCredentialAndReadTest(expected: Record<string, string>, timeoutMs = 30_000): Promise<string> {
 		const modal = this.credentialModal();
+		const save = this.byTestId('credential-save-button').locator('button');
+		await waitUntil(
+			async () => (await save.count()) > 0 && (await save.first().isEnabled()),
+			10_000,
+			`the credential dialog's Save button to take the edit (${Object.keys(expected).join(', ')})`,
+		);
+		await this.page.waitForTimeout(CREDENTIAL_INPUT_DEBOUNCE_MS + 100);
 		const [response] = await Promise.all([
-			this.page.waitForResponse((r) => /\/rest\/credentials\/test/.test(r.url()), { timeout: timeoutMs }),
-			this.byTestId('credential-save-button').click(),
+			this.page.waitForResponse((r) => /\/rest\/credentials\/test/.test(r.url()) && r.request().method() === 'POST', { timeout: timeoutMs }),
+			save.first().click(),
 		]);
+		const tested = (response.request().postDataJSON() as { credentials?: { data?: Record<string, unknown> } } | null)?.credentials?.data ?? {};
+		for (const [field, value] of Object.entries(expected)) {
+			if (tested[field] !== value) {
+				throw new Error(`n8n tested the credential with ${field} = ${JSON.stringify(tested[field])}, not the typed ${JSON.stringify(value)}`);
+			}
+		}
 		const result = ((await response.json()) as { data?: { status?: string; message?: string } }).data;
 		if (result?.status === 'OK') {
 			// a new credential that passes closes the dialog; an existing one shows the success banner
