@@ -201,14 +201,12 @@ export class RemindedMemory {
 		return memory;
 	}
 
-	/** Remembers a reported abandonment (replaces the customer's older one). */
+	/** Remembers a reported abandonment: for each of its keys, it replaces an older one. */
 	add(reminder: Reminder): void {
-		if (reminder.codes.length === 0) return;
 		for (const code of reminder.codes) {
 			const known = this.byCode.get(code);
-			if (known && known !== reminder) this.detach(known);
+			if (!known || known.at <= reminder.at) this.byCode.set(code, reminder);
 		}
-		for (const code of reminder.codes) this.byCode.set(code, reminder);
 	}
 
 	private detach(reminder: Reminder): void {
