@@ -433,6 +433,20 @@ function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number,
 }
 
 /**
+ * How far the horizon's floor may move past `limit` (the frontier minus the delay): over sessions read
+ * with a `request_id` (completed: handled silently, they are no event), up to the first open one, which
+ * waits for its event time. So a backlog of completed bookings is not read a second time, a delay later,
+ * for the abandonments it does not hold.
+ */
+function silentlyFurther(outcome: WindowOutcome, limit: number): number {
+	const { coverage } = outcome;
+	if (!coverage || coverage.partial !== undefined || outcome.upper <= limit) return limit;
+	let bound = outcome.upper;
+	for (const entry of coverage.items) if (entry.time > limit && entry.time <= bound && !hasRequest(entry.item)) bound = entry.time - 1;
+	return Math.max(limit, bound);
+}
+
+/**
  * The state after handling `decisions.slice(0, handledCount)` (a prefix: the node may stop earlier than
  * the frontier, e.g. when the poll budget allows no more booking requests to be read).
  */
@@ -462,7 +476,8 @@ export function nextState(
 	const horizonOutcome = outcome('horizon');
 	if (previous.sessions && horizonOutcome) {
 		const completions = outcome('completions');
-		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), limitOf('horizon', horizonOutcome.window.offset), evaluation.pages);
+		const horizonLimit = silentlyFurther(horizonOutcome, limitOf('horizon', horizonOutcome.window.offset));
+		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), horizonLimit, evaluation.pages);
 		const seen = SeenMemory.decode(previous.sessions.seen);
 		const booked = BookedMemory.decode(skipsBooked(settings) ? previous.sessions.booked : undefined);
 		const reminded = RemindedMemory.decode(keepsReminded(settings) ? previous.sessions.reminded : undefined);
