@@ -12,7 +12,7 @@ import {
 	RemindedMemory,
 	unpackId,
 } from '../../../nodes/BookingRequestsTrigger/customers';
-import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/memory';
+import { DAY_MS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory';
 import { readState } from '../../../nodes/BookingRequestsTrigger/state';
 import type { Customer } from '../../support/triggerWorld';
 import { makeSettings, MIN, newCustomer, Runner, T0, World } from '../../support/triggerWorld';
@@ -267,5 +267,38 @@ describe('state', () => {
 		expect(poll.pages.requests).toBe(1);
 		expect(abandonedIds(runner)).toEqual([left.id]);
 		expect(request.id).toBeDefined();
+	});
+});
+
+describe('state size', () => {
+	it('50,000 customers (e-mail and phone each), all booked and all reminded, 50,000 sessions seen abandoned: measured', () => {
+		const booked = new BookedMemory();
+		const reminded = new RemindedMemory();
+		const seen = new SeenMemory();
+		const uuid = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+		for (let i = 0; i < 50_000; i++) {
+			const at = T0 - Math.floor((i / 50_000) * 6 * DAY_MS);
+			const codes = customerCodes({ email: `customer${i}@example.com`, phone: `+1512${String(i).padStart(7, '0')}` });
+			booked.add(codes, at);
+			reminded.add({ codes, sessionId: uuid(i), activity: at - 30 * MIN, at });
+			seen.add(uuid(i), at);
+		}
+		booked.prune(T0);
+		reminded.prune(T0);
+		seen.prune(T0);
+		expect([booked.size, reminded.size, seen.size, booked.droppedForBound, reminded.droppedForBound]).toEqual([100_000, 50_000, 50_000, 0, 0]);
+		const bytes = {
+			booked: JSON.stringify(booked.encode()).length,
+			reminded: JSON.stringify(reminded.encode()).length,
+			seen: JSON.stringify(seen.encode()).length,
+		};
+		const total = bytes.booked + bytes.reminded + bytes.seen;
+		process.stdout.write(`[state size] 50,000 customers: ${JSON.stringify(bytes)}, total ${total} bytes (+ under 2 KB of windows)\n`);
+		// 13 characters per key who booked, 49 per customer reminded, 8 per session seen
+		expect(bytes.booked).toBeLessThan(100_000 * 13 + 2_000);
+		expect(bytes.reminded).toBeLessThan(50_000 * 50 + 2_000);
+		// read back as stored
+		expect(BookedMemory.decode(booked.encode()).size).toBe(100_000);
+		expect(RemindedMemory.decode(reminded.encode()).size).toBe(50_000);
 	});
 });
