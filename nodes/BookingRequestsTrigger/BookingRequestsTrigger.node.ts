@@ -72,6 +72,8 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			fireAgainIfReabandoned: options.fireAgainIfReabandoned === true,
 			onlyRecovered: options.onlyRecovered === true,
 			skipIfBooked,
+			// Bookings on every form count: with a Form filter the request list is read for every form.
+			...(skipIfBooked && formId ? { requestsForm: formId } : {}),
 			customerCooldownMs: Math.round(cooldownDays * 86_400_000),
 			fingerprint,
 		},
@@ -140,6 +142,7 @@ export class BookingRequestsTrigger implements INodeType {
 		const source = apiSource(this, formId, deadline);
 
 		if (this.getMode() === 'manual') {
+			// (samples of the watched form only: the request list filtered as the user sees it)
 			// "Fetch Test Event": up to 3 recent samples of each selected event; the state is not touched.
 			const first = await readFirstPages(source, settings);
 			const samples = pickSamples(first.sessions, first.requests, first.now, settings);
@@ -156,7 +159,8 @@ export class BookingRequestsTrigger implements INodeType {
 		try {
 			const staticData = this.getWorkflowStaticData('node');
 			const previous = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings));
-			const result = await pollChanges(source, previous, settings, {
+			const active = settings.requestsForm ? apiSource(this, formId, deadline, { requestsOfEveryForm: true }) : source;
+			const result = await pollChanges(active, previous, settings, {
 				budget: new CallBudget(deadline),
 				needsRequest: requestNeeded,
 			});

@@ -44,6 +44,11 @@ export interface TriggerSettings {
 	skipIfBooked?: boolean;
 	/** "Remind a Customer At Most Once Every (Days)", in ms: 0 or absent = off. */
 	customerCooldownMs?: number;
+	/**
+	 * Set when the request list is read for every form although the node watches one (Skip Customers
+	 * Who Booked counts bookings on any form): New Request reports only this form's requests.
+	 */
+	requestsForm?: string;
 	/** Identifies events + form filter + API target; a different value resets the state. */
 	fingerprint: string;
 }
@@ -309,7 +314,10 @@ export function decide(previous: TriggerState, evaluation: Evaluation, settings:
 			if (codes.length > 0) booked.add(codes, candidate.time);
 			return {
 				candidate,
-				event: settings.events.requestCreated ? { event: 'request.created', eventId: `request.created:${id}`, at: candidate.at, request } : undefined,
+				event:
+					settings.events.requestCreated && (settings.requestsForm === undefined || request.form_id === settings.requestsForm)
+						? { event: 'request.created', eventId: `request.created:${id}`, at: candidate.at, request }
+						: undefined,
 				...(codes.length > 0 ? { booked: { codes, at: candidate.time } } : {}),
 			};
 		}

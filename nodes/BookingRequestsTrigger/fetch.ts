@@ -153,14 +153,16 @@ function undefinedPastDeadline(ctx: IPollFunctions): (error: unknown) => undefin
 }
 
 /** The API as a page source for one poll: every call within `deadline`. */
-export function apiSource(ctx: IPollFunctions, formId: string | undefined, deadline?: number): PageSource {
-	const qs: IDataObject = formId ? { form_id: formId } : {};
+export function apiSource(ctx: IPollFunctions, formId: string | undefined, deadline?: number, options: { requestsOfEveryForm?: boolean } = {}): PageSource {
+	const filtered: IDataObject = formId ? { form_id: formId } : {};
+	// Skip Customers Who Booked counts bookings on any form: the request list is then read unfiltered.
+	const query: Record<ListName, IDataObject> = { sessions: filtered, requests: options.requestsOfEveryForm ? {} : filtered };
 	// The ids of the pages read one after the other downward in each list (the page reader's rule: a
 	// page that brings only ids already read just before it means the server ignores `page`).
 	const runs: Record<ListName, { page: number; ids: Set<string> } | undefined> = { sessions: undefined, requests: undefined };
 	return {
 		readPage: async (list, page) => {
-			const read = await readPage<ListItem>(ctx, PATHS[list], qs, page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx));
+			const read = await readPage<ListItem>(ctx, PATHS[list], query[list], page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx));
 			if (!read) return undefined;
 			const run = runs[list]?.page === page - 1 ? runs[list] : undefined;
 			if (run && read.items.length > 0 && read.items.every((item) => run.ids.has(item.id))) {

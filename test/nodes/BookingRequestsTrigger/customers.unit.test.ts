@@ -15,7 +15,7 @@ import {
 import { DAY_MS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory';
 import { readState } from '../../../nodes/BookingRequestsTrigger/state';
 import type { Customer } from '../../support/triggerWorld';
-import { makeSettings, MIN, newCustomer, Runner, T0, World } from '../../support/triggerWorld';
+import { FORM_A, makeSettings, MIN, newCustomer, Runner, T0, World } from '../../support/triggerWorld';
 
 const SKIP = { skipIfBooked: true };
 const OTHER_FORM = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
@@ -118,6 +118,21 @@ describe('Skip Customers Who Booked', () => {
 		expect(abandonedIds(runner)).toEqual([]);
 		expect(runner.log.map((entry) => entry.event).sort()).toEqual(['request.created', 'session.completed']);
 		expect(draft.request_id).toBeNull();
+	});
+
+	it('a node watching one form: bookings on every form count (the request list read for every form), New Request reports its form only', async () => {
+		const { world, runner } = await activated(makeSettings({ ...SKIP, requestsForm: FORM_A }));
+		const kim = newCustomer();
+		world.advance(MIN);
+		world.start({}, kim);
+		world.advance(5 * MIN);
+		const elsewhere = world.addRequest({ form_id: OTHER_FORM }, kim);
+		const here = world.addRequest({ form_id: FORM_A });
+		world.advance(40 * MIN);
+		await runner.poll();
+		expect(abandonedIds(runner)).toEqual([]);
+		expect(runner.log.filter((entry) => entry.event === 'request.created').map((entry) => entry.id)).toEqual([here.id]);
+		expect(elsewhere.id).not.toBe(here.id);
 	});
 
 	it('a booking from before the draft does not count (a returning customer)', async () => {
