@@ -322,7 +322,7 @@ export class Planner {
 		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
 		// share goes first; the others then read up to where it got.
 		const paced = this.pacedShares(open, this.input.pagesLeft());
-		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === "sessions") - Number(a.list === "sessions"));
+		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
 		let reached = Infinity;
 		while (open.length > 0) {
 			const left = this.input.pagesLeft();
@@ -378,7 +378,10 @@ export class Planner {
 		const { total, perPage } = this.shape(target.list);
 		const window = target.completions ?? target.window;
 		if (total === undefined || window.below === undefined || this.now === undefined) return undefined;
-		const span = this.now - window.lo;
+		// Up to the newest item of the list (not now: a quiet time at the top holds no pages).
+		const first = this.latestOfPage(target.list, 1);
+		const newest = (first ? topTime(first) : null) ?? this.now;
+		const span = Math.min(this.now, newest) - window.lo;
 		if (span <= 0) return undefined;
 		const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
 		return { start: window.lo + (target.completions ? 0 : window.offset), perMs: Math.max(0, total - window.below) / span / perPage, fixed };

@@ -337,7 +337,7 @@ describe("the issue's day: 1,500 customers start within one delay, 750 of them b
 describe('oracle runs: thousands of customers, budgets, lost saves', () => {
 	const variants: Array<[string, Partial<Options> & { seed: number }, Partial<TriggerSettings>]> = [
 		['all events, Skip Customers Who Booked, small budgets, lost saves', { seed: 1, budget: [6, 20], lostSave: 0.06 }, {}],
-		['+ cooldown 1 day, Only Recovered off', { seed: 2, budget: [5, 14], lostSave: 0.06 }, { customerCooldownMs: DAY_MS }],
+		['+ cooldown 1 day', { seed: 2, budget: [5, 14], lostSave: 0.06 }, { customerCooldownMs: DAY_MS }],
 		['Session Abandoned + Completed only (no New Request), cooldown 2 days, tiny budgets', { seed: 3, budget: [5, 12], lostSave: 0.04 }, { customerCooldownMs: 2 * DAY_MS, events: { sessionAbandoned: true, sessionCompleted: true, requestCreated: false } }],
 	];
 	test.each(variants)('%s', async (label, options, overrides) => {
