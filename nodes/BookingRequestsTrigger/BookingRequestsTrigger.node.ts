@@ -53,6 +53,12 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 	const rawForm = ctx.getNodeParameter('formId', '', { extractValue: true }) as unknown;
 	const formId = typeof rawForm === 'string' && rawForm.trim() === '' ? undefined : assertUuid(node, rawForm, 'Form', 0);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
+	// On in new nodes (1.1), off in nodes of version 1 (description.ts).
+	const skipIfBooked = events.sessionAbandoned && ctx.getNodeParameter('skipIfBooked', node.typeVersion >= 1.1) === true;
+	const cooldownDays = Number(options.customerCooldownDays ?? 0);
+	if (!Number.isFinite(cooldownDays) || cooldownDays < 0 || cooldownDays > 30) {
+		throw new NodeOperationError(node, `"Remind a Customer At Most Once Every (Days)" must be between 0 and 30, got ${String(options.customerCooldownDays)}`);
+	}
 	const target = await resolveTarget(ctx);
 	const fingerprint = createHash('sha256')
 		.update(JSON.stringify([EVENT_VALUES.filter((value) => events[value]), formId ?? '', target.baseUrl, target.keyId]))
@@ -64,6 +70,10 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			abandonedAfterMs: Math.round(minutes * 60_000),
 			fireAgainIfReabandoned: options.fireAgainIfReabandoned === true,
 			onlyRecovered: options.onlyRecovered === true,
+			skipIfBooked,
+			// Bookings on every form count: with a Form filter the request list is read for every form.
+			...(skipIfBooked && formId ? { requestsForm: formId } : {}),
+			customerCooldownMs: Math.round(cooldownDays * 86_400_000),
 			fingerprint,
 		},
 		formId,
@@ -101,7 +111,9 @@ export class BookingRequestsTrigger implements INodeType {
 		name: 'bookingRequestsTrigger',
 		icon: { light: 'file:bookingRequestsTrigger.svg', dark: 'file:bookingRequestsTrigger.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1: Skip Customers Who Booked on by default (description.ts).
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		// "Abandoned after 30 min, Completed, New Request": short enough for the canvas, which cuts
 		// subtitles at about 25 characters (no arrow functions: both expression engines).
 		subtitle:
@@ -128,6 +140,7 @@ export class BookingRequestsTrigger implements INodeType {
 		const source = apiSource(this, formId, deadline);
 
 		if (this.getMode() === 'manual') {
+			// (samples of the watched form only: the request list filtered as the user sees it)
 			// "Fetch Test Event": up to 3 recent samples of each selected event; the state is not touched.
 			const first = await readFirstPages(source, settings);
 			const samples = pickSamples(first.sessions, first.requests, first.now, settings);
@@ -144,13 +157,20 @@ export class BookingRequestsTrigger implements INodeType {
 		try {
 			const staticData = this.getWorkflowStaticData('node');
 			const previous = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings));
-			const result = await pollChanges(source, previous, settings, {
+			const active = settings.requestsForm ? apiSource(this, formId, deadline, { requestsOfEveryForm: true }) : source;
+			const result = await pollChanges(active, previous, settings, {
 				budget: new CallBudget(deadline),
 				needsRequest: requestNeeded,
 			});
 			if (result.forgotten > 0) {
 				this.logger.warn(
 					`Booking Requests Trigger: the memory of sessions seen abandoned is full; the ${result.forgotten} oldest were forgotten. "Only Recovered" misses them if they complete, and without "Fire Again If Reabandoned" they are reported again if they are abandoned again.`,
+				);
+			}
+			const { booked, reminded } = result.customersForgotten;
+			if (booked + reminded > 0) {
+				this.logger.warn(
+					`Booking Requests Trigger: the memory of customers is full; forgotten: ${booked} customer keys who booked (Skip Customers Who Booked may remind them), ${reminded} customers reminded (the cooldown and "recovered" miss them).`,
 				);
 			}
 			// Built before the state is stored: a failed Get request fails the poll and nothing advances.
@@ -162,6 +182,8 @@ export class BookingRequestsTrigger implements INodeType {
 				sessionCalls: result.calls.sessions,
 				requestCalls: result.calls.requests,
 				getRequestCalls: result.calls.getRequest,
+				skippedBooked: result.skipped.booked,
+				skippedCooldown: result.skipped.cooldown,
 				resumesNextPoll: result.cut,
 				budgetMs,
 			});

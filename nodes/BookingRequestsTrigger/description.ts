@@ -7,7 +7,10 @@ export const TRIGGER_DESCRIPTION =
 
 /** The fields of a simplified session event (README "Output shapes"). */
 export const SIMPLE_SESSION_EVENT_FIELDS =
-	'event, event_id, session_id, request_id, status, form_id, form_name, step, email, first_name, last_name, phone, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url, created_at, updated_at, idle_minutes (and recovered for completed sessions)';
+	'event, event_id, session_id, request_id, status, form_id, form_name, step, email, first_name, last_name, phone, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url, created_at, updated_at, idle_minutes (and recovered, recovered_from_session_id, minutes_to_recover for completed sessions)';
+
+const SKIP_IF_BOOKED_DESCRIPTION =
+	'Whether to send no "Session Abandoned" for a customer who booked after starting the draft (same e-mail or phone), through another session or a booking without a draft, on any form';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -53,6 +56,24 @@ export const triggerProperties: INodeProperties[] = [
 		description:
 			'How long a customer must be inactive before an unfinished booking counts as abandoned. Customers still busy are remembered and reported once the time has passed.',
 	},
+	// "Skip Customers Who Booked": on in new nodes (version 1.1), off in nodes of version 1, so that
+	// existing workflows do not change behaviour silently.
+	{
+		displayName: 'Skip Customers Who Booked',
+		name: 'skipIfBooked',
+		type: 'boolean',
+		default: false,
+		displayOptions: { show: { events: ['sessionAbandoned'], '@version': [1] } },
+		description: SKIP_IF_BOOKED_DESCRIPTION,
+	},
+	{
+		displayName: 'Skip Customers Who Booked',
+		name: 'skipIfBooked',
+		type: 'boolean',
+		default: true,
+		displayOptions: { show: { events: ['sessionAbandoned'], '@version': [{ _cnd: { gte: 1.1 } }] } },
+		description: SKIP_IF_BOOKED_DESCRIPTION,
+	},
 	formLocator('Only sessions and requests of this form. Leave empty for all forms. Changing it starts afresh from the moment of the change.'),
 	{
 		displayName: 'Simplify',
@@ -93,7 +114,7 @@ export const triggerProperties: INodeProperties[] = [
 				default: false,
 				displayOptions: { show: { '/events': ['sessionCompleted'] } },
 				description:
-					'Whether to report only completed bookings of customers this trigger had seen abandon before (customers who came back). Sessions abandoned before the workflow was activated do not count.',
+					'Whether to report only completed bookings of customers this trigger reported abandoned in the 30 days before (same e-mail or phone, any session: customers who came back). Abandonments from before the workflow was activated do not count.',
 			},
 			{
 				displayName: 'Only Sessions With an E-Mail',
@@ -103,6 +124,16 @@ export const triggerProperties: INodeProperties[] = [
 				displayOptions: { show: { '/events': ['sessionAbandoned'] } },
 				description:
 					'Whether to leave out abandoned sessions without an e-mail address (about 1 in 5: the widget can save a draft before or without the e-mail). Turn on for reminder e-mails; other events are not filtered.',
+			},
+			{
+				displayName: 'Remind a Customer At Most Once Every (Days)',
+				name: 'customerCooldownDays',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0, maxValue: 30 },
+				displayOptions: { show: { '/events': ['sessionAbandoned'] } },
+				description:
+					'After a "Session Abandoned" for a customer (same e-mail or phone), no other one for that customer for this many days, whatever the session or form. 0: off.',
 			},
 		],
 	},

@@ -17,10 +17,13 @@
  * Events come oldest first, also across polls: when a window could not be read to its top in this poll
  * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
  */
+import { draftContact } from '../shared/output/session';
 import type { BookingRequest, BookingSession } from '../shared/types';
 import { isLastPage } from '../shared/transport/pageReader';
 import { timestampMs } from '../shared/utils';
-import { KeySet, SeenMemory } from './memory';
+import type { Reminder } from './customers';
+import { BookedMemory, customerCodes, RemindedMemory, REMINDED_RETENTION_DAYS } from './customers';
+import { DAY_MS, KeySet, SeenMemory } from './memory';
 import type { TriggerState, WindowState } from './state';
 import { EDGE_WINDOW_MS, pruneCheckpoints, STATE_VERSION } from './state';
 import type { Coverage, ListItem, ListName, Located, PageObservation, Run, Window, WindowName } from './windows';
@@ -33,6 +36,19 @@ export interface TriggerSettings {
 	abandonedAfterMs: number;
 	fireAgainIfReabandoned: boolean;
 	onlyRecovered: boolean;
+	/**
+	 * "Skip Customers Who Booked": no Session Abandoned event for a session whose customer (same e-mail
+	 * or phone: shared/customer.ts) has a booking request created at or after the session's `created_at`,
+	 * up to the poll that judges it. Off when absent (node version 1).
+	 */
+	skipIfBooked?: boolean;
+	/** "Remind a Customer At Most Once Every (Days)", in ms: 0 or absent = off. */
+	customerCooldownMs?: number;
+	/**
+	 * Set when the request list is read for every form although the node watches one (Skip Customers
+	 * Who Booked counts bookings on any form): New Request reports only this form's requests.
+	 */
+	requestsForm?: string;
 	/** Identifies events + form filter + API target; a different value resets the state. */
 	fingerprint: string;
 }
@@ -49,14 +65,39 @@ export interface TriggerEvent {
 	 * for it (null when the API answered 404), attached by the engine (fetch.ts).
 	 */
 	request?: BookingRequest | null;
-	/** session.completed: whether this trigger had seen the session abandoned before. */
+	/**
+	 * session.completed: whether this trigger reported the same customer abandoned (any session) within
+	 * RECOVERY_WINDOW_DAYS before, or saw this very session abandoned.
+	 */
 	recovered?: boolean;
+	/** session.completed: the session of that abandonment (null when not recovered). */
+	recoveredFromSessionId?: string | null;
+	/** session.completed: whole minutes from that session's last activity to this completion (null when not recovered or unknown). */
+	minutesToRecover?: number | null;
 }
 
+/** A completion is a recovery when the customer was reported abandoned at most this many days before. */
+export const RECOVERY_WINDOW_DAYS = REMINDED_RETENTION_DAYS;
+
+/** Whether "Skip Customers Who Booked" applies (it needs the request list). */
+export function skipsBooked(settings: TriggerSettings): boolean {
+	return settings.events.sessionAbandoned && settings.skipIfBooked === true;
+}
+
+/** Customers reported abandoned are remembered when something reads it: the cooldown, or recovery. */
+function keepsReminded(settings: TriggerSettings): boolean {
+	return settings.events.sessionAbandoned && ((settings.customerCooldownMs ?? 0) > 0 || settings.events.sessionCompleted);
+}
+
+/**
+ * The lists a poll reads. The request list serves every window on it in one read: New Request,
+ * the bookings that Skip Customers Who Booked checks, the customers of bookings without a saved
+ * draft (recovery) and the booking requests attached to completions (fetch.ts).
+ */
 export function listsFor(settings: TriggerSettings): { sessions: boolean; requests: boolean } {
 	return {
 		sessions: settings.events.sessionAbandoned || settings.events.sessionCompleted,
-		requests: settings.events.requestCreated,
+		requests: settings.events.requestCreated || skipsBooked(settings),
 	};
 }
 
@@ -209,37 +250,125 @@ export interface Decision {
 	candidate: Candidate;
 	/** The event to emit; undefined for an item handled silently (an open session at the top, …). */
 	event?: TriggerEvent;
+	/** Why a Session Abandoned event was not emitted for an idle open session (counted in tests and logs). */
+	skipped?: 'booked' | 'cooldown';
+	/** What handling this decision adds to the memories (nextState applies the handled prefix). */
+	seen?: { id: string; at: number };
+	booked?: { codes: string[]; at: number };
+	reminded?: Reminder;
 }
 
+/** The customer key codes of a booking request. */
+function requestCodes(request: BookingRequest): string[] {
+	return customerCodes({ email: request.email, phone: request.phone });
+}
+
+/** The customer key codes of a session: its draft's contact, plus its booking request's when known. */
+function sessionCodes(session: BookingSession, request: BookingRequest | undefined): string[] {
+	const codes = new Set(customerCodes(draftContact(session)));
+	if (request) for (const code of requestCodes(request)) codes.add(code);
+	return [...codes];
+}
+
+/**
+ * Booking requests read in this poll, created up to `now`: per customer key code, the newest
+ * `created_at` (Skip Customers Who Booked counts bookings up to the poll that judges a session), and by id.
+ */
+function pollRequests(pages: PageObservation[], now: number): { newest: Map<string, number>; byId: Map<string, BookingRequest> } {
+	const newest = new Map<string, number>();
+	const byId = new Map<string, BookingRequest>();
+	for (const page of pages) {
+		if (page.list !== 'requests') continue;
+		for (const item of page.items) {
+			const request = item as BookingRequest;
+			byId.set(request.id, request);
+			const at = timestampMs(request.created_at);
+			if (at === null || at > now) continue;
+			for (const code of requestCodes(request)) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
+		}
+	}
+	return { newest, byId };
+}
+
+/**
+ * Which candidates are events, in event order, with the memories applied as it goes: the seen memory
+ * (once per session), the customers who booked (Skip Customers Who Booked), the customers reported
+ * abandoned (cooldown, recovery by customer).
+ */
 export function decide(previous: TriggerState, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
 	const seen = SeenMemory.decode(previous.sessions?.seen);
+	const booked = BookedMemory.decode(previous.sessions?.booked);
+	const reminded = RemindedMemory.decode(previous.sessions?.reminded);
 	const remember = keepsSeen(settings);
+	const skipBooked = skipsBooked(settings);
+	const remindedKept = keepsReminded(settings);
+	const cooldown = settings.customerCooldownMs ?? 0;
+	const inPoll = pollRequests(evaluation.pages, evaluation.now);
+	const bookedSince = (codes: string[], since: number): boolean =>
+		(booked.newest(codes) ?? -Infinity) >= since || codes.some((code) => (inPoll.newest.get(code) ?? -Infinity) >= since);
 	return evaluation.candidates.map((candidate): Decision => {
 		const { item, id } = candidate;
 		if (candidate.window === 'requests') {
+			const request = item as BookingRequest;
+			const codes = skipBooked ? requestCodes(request) : [];
+			if (codes.length > 0) booked.add(codes, candidate.time);
 			return {
 				candidate,
-				event: settings.events.requestCreated
-					? { event: 'request.created', eventId: `request.created:${id}`, at: candidate.at, request: item as BookingRequest }
-					: undefined,
+				event:
+					settings.events.requestCreated && (settings.requestsForm === undefined || request.form_id === settings.requestsForm)
+						? { event: 'request.created', eventId: `request.created:${id}`, at: candidate.at, request }
+						: undefined,
+				...(codes.length > 0 ? { booked: { codes, at: candidate.time } } : {}),
 			};
 		}
 		const session = item as BookingSession;
 		if (candidate.window === 'completions') {
 			if (!hasRequest(item) || !settings.events.sessionCompleted) return { candidate };
-			const recovered = seen.has(id);
+			const codes = sessionCodes(session, inPoll.byId.get(String(session.request_id)));
+			const reminder = reminded.last(codes);
+			const byCustomer = reminder && reminder.at <= candidate.at && candidate.at - reminder.at <= RECOVERY_WINDOW_DAYS * DAY_MS ? reminder : undefined;
+			const recovered = byCustomer !== undefined || seen.has(id);
 			if (settings.onlyRecovered && !recovered) return { candidate };
 			return {
 				candidate,
-				event: { event: 'session.completed', eventId: `session.completed:${id}:${String(session.request_id)}`, at: candidate.at, session, recovered },
+				event: {
+					event: 'session.completed',
+					eventId: `session.completed:${id}:${String(session.request_id)}`,
+					at: candidate.at,
+					session,
+					recovered,
+					recoveredFromSessionId: byCustomer ? byCustomer.sessionId : recovered ? id : null,
+					minutesToRecover: byCustomer ? Math.max(0, Math.floor((candidate.time - byCustomer.activity) / 60_000)) : null,
+				},
 			};
 		}
 		// horizon: open and idle for the delay, judged on this copy.
 		if (hasRequest(item)) return { candidate };
 		const before = seen.has(id);
-		if (remember) seen.add(id, candidate.at);
-		if (!settings.events.sessionAbandoned || (before && !settings.fireAgainIfReabandoned)) return { candidate };
-		return { candidate, event: { event: 'session.abandoned', eventId: `session.abandoned:${id}:${candidate.time}`, at: candidate.at, session } };
+		const markSeen = () => {
+			if (!remember) return {};
+			seen.add(id, candidate.at);
+			return { seen: { id, at: candidate.at } };
+		};
+		if (!settings.events.sessionAbandoned || (before && !settings.fireAgainIfReabandoned)) return { candidate, ...markSeen() };
+		const codes = customerCodes(draftContact(session));
+		if (skipBooked && codes.length > 0) {
+			// A booking from before the draft does not count (a returning customer starting a new one).
+			const since = timestampMs(session.created_at) ?? candidate.time;
+			if (bookedSince(codes, since)) return { candidate, skipped: 'booked' };
+		}
+		if (cooldown > 0 && codes.length > 0) {
+			const last = reminded.last(codes);
+			if (last && candidate.at - last.at < cooldown) return { candidate, skipped: 'cooldown' };
+		}
+		const reminder: Reminder | undefined = remindedKept && codes.length > 0 ? { codes: codes.slice(0, 2), sessionId: id, activity: candidate.time, at: candidate.at } : undefined;
+		if (reminder) reminded.add(reminder);
+		return {
+			candidate,
+			event: { event: 'session.abandoned', eventId: `session.abandoned:${id}:${candidate.time}`, at: candidate.at, session },
+			...markSeen(),
+			...(reminder ? { reminded: reminder } : {}),
+		};
 	});
 }
 
@@ -250,6 +379,8 @@ export interface NextState {
 	state: TriggerState;
 	/** Sessions forgotten from the seen memory because of its bound (logged as a warning by the node). */
 	forgotten: number;
+	/** Customer keys / customers forgotten from the customer memories because of their bounds (logged too). */
+	customersForgotten: { booked: number; reminded: number };
 }
 
 /** Items at or below `floor` counted from the end of the list, from the run that covered the window. */
@@ -310,6 +441,20 @@ function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number,
 }
 
 /**
+ * How far the horizon's floor may move past `limit` (the frontier minus the delay): over sessions read
+ * with a `request_id` (completed: handled silently, they are no event), up to the first open one, which
+ * waits for its event time. So a backlog of completed bookings is not read a second time, a delay later,
+ * for the abandonments it does not hold.
+ */
+function silentlyFurther(outcome: WindowOutcome, limit: number): number {
+	const { coverage } = outcome;
+	if (!coverage || coverage.partial !== undefined || outcome.upper <= limit) return limit;
+	let bound = outcome.upper;
+	for (const entry of coverage.items) if (entry.time > limit && entry.time <= bound && !hasRequest(entry.item)) bound = entry.time - 1;
+	return Math.max(limit, bound);
+}
+
+/**
  * The state after handling `decisions.slice(0, handledCount)` (a prefix: the node may stop earlier than
  * the frontier, e.g. when the poll budget allows no more booking requests to be read).
  */
@@ -333,18 +478,30 @@ export function nextState(
 
 	const state: TriggerState = { v: STATE_VERSION, fp: settings.fingerprint, since: previous.since, polledAt: now, skewMs: skewMs ?? previous.skewMs };
 	let forgotten = 0;
+	const customersForgotten = { booked: 0, reminded: 0 };
 	const requests = outcome('requests');
 	if (previous.requests && requests) state.requests = nextWindow(requests, byWindow('requests'), limitOf('requests', 0), evaluation.pages);
 	const horizonOutcome = outcome('horizon');
 	if (previous.sessions && horizonOutcome) {
 		const completions = outcome('completions');
-		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), limitOf('horizon', horizonOutcome.window.offset), evaluation.pages);
+		const horizonLimit = silentlyFurther(horizonOutcome, limitOf('horizon', horizonOutcome.window.offset));
+		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), horizonLimit, evaluation.pages);
 		const seen = SeenMemory.decode(previous.sessions.seen);
-		if (keepsSeen(settings)) {
-			for (const candidate of byWindow('horizon')) if (!hasRequest(candidate.item)) seen.add(candidate.id, candidate.at);
+		const booked = BookedMemory.decode(skipsBooked(settings) ? previous.sessions.booked : undefined);
+		const reminded = RemindedMemory.decode(keepsReminded(settings) ? previous.sessions.reminded : undefined);
+		for (const decision of decisions.slice(0, handledCount)) {
+			if (decision.seen) seen.add(decision.seen.id, decision.seen.at);
+			if (decision.booked) booked.add(decision.booked.codes, decision.booked.at);
+			if (decision.reminded) reminded.add(decision.reminded);
 		}
 		seen.prune(now);
+		booked.prune(now);
+		reminded.prune(now);
 		forgotten = seen.droppedForBound;
+		customersForgotten.booked = booked.droppedForBound;
+		customersForgotten.reminded = reminded.droppedForBound;
+		const bookedPacked = booked.encode();
+		const remindedPacked = reminded.encode();
 		const checkpoints = previous.sessions.checkpoints.filter((checkpoint) => checkpoint[0] < (sessionsFirstPage?.serverDate ?? now));
 		if (sessionsFirstPage?.total !== undefined) checkpoints.push([sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]);
 		state.sessions = {
@@ -354,9 +511,11 @@ export function nextState(
 			horizon,
 			checkpoints: pruneCheckpoints(checkpoints, horizon.floor),
 			seen: seen.encode(),
+			...(Object.keys(bookedPacked).length > 0 ? { booked: bookedPacked } : {}),
+			...(Object.keys(remindedPacked).length > 0 ? { reminded: remindedPacked } : {}),
 		};
 	}
-	return { state, forgotten };
+	return { state, forgotten, customersForgotten };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -405,12 +564,18 @@ export function baselineState(
 	if (lists.requests) state.requests = baselineWindow(pages, 'requests', now, locatedBelow(pages, 'requests', now));
 	if (lists.sessions) {
 		const horizonFloor = now - settings.abandonedAfterMs;
+		// The bookings on the first page of the request list count for the drafts already open.
+		const booked = new BookedMemory();
+		if (skipsBooked(settings)) for (const [code, at] of pollRequests(pages, now).newest) booked.add([code], at);
+		booked.prune(now);
+		const bookedPacked = booked.encode();
 		state.sessions = {
 			completions: baselineWindow(pages, 'sessions', now, locatedBelow(pages, 'sessions', now)),
 			// Nothing to remember at the horizon: only sessions that cross it from now on are reported.
 			horizon: { ...baselineWindow([], 'sessions', horizonFloor, locatedBelow(pages, 'sessions', horizonFloor)) },
 			checkpoints: sessionsFirstPage?.total !== undefined ? [[sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]] : [],
 			seen: {},
+			...(Object.keys(bookedPacked).length > 0 ? { booked: bookedPacked } : {}),
 		};
 	}
 	return state;

@@ -126,6 +126,10 @@ export interface PollResult {
 	cut: boolean;
 	/** Sessions dropped from the seen memory because of its bound. */
 	forgotten: number;
+	/** Customer keys / customers dropped from the customer memories because of their bounds. */
+	customersForgotten: { booked: number; reminded: number };
+	/** Session Abandoned events not emitted for an idle open session, by reason (handled decisions). */
+	skipped: { booked: number; cooldown: number };
 	calls: { sessions: number; requests: number; getRequest: number };
 }
 
@@ -149,14 +153,16 @@ function undefinedPastDeadline(ctx: IPollFunctions): (error: unknown) => undefin
 }
 
 /** The API as a page source for one poll: every call within `deadline`. */
-export function apiSource(ctx: IPollFunctions, formId: string | undefined, deadline?: number): PageSource {
-	const qs: IDataObject = formId ? { form_id: formId } : {};
+export function apiSource(ctx: IPollFunctions, formId: string | undefined, deadline?: number, options: { requestsOfEveryForm?: boolean } = {}): PageSource {
+	const filtered: IDataObject = formId ? { form_id: formId } : {};
+	// Skip Customers Who Booked counts bookings on any form: the request list is then read unfiltered.
+	const query: Record<ListName, IDataObject> = { sessions: filtered, requests: options.requestsOfEveryForm ? {} : filtered };
 	// The ids of the pages read one after the other downward in each list (the page reader's rule: a
 	// page that brings only ids already read just before it means the server ignores `page`).
 	const runs: Record<ListName, { page: number; ids: Set<string> } | undefined> = { sessions: undefined, requests: undefined };
 	return {
 		readPage: async (list, page) => {
-			const read = await readPage<ListItem>(ctx, PATHS[list], qs, page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx));
+			const read = await readPage<ListItem>(ctx, PATHS[list], query[list], page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx));
 			if (!read) return undefined;
 			const run = runs[list]?.page === page - 1 ? runs[list] : undefined;
 			if (run && read.items.length > 0 && read.items.every((item) => run.ids.has(item.id))) {
@@ -229,7 +235,7 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	}
 
 	const now = planner.now ?? pollNow(pages, fallbackNow);
-	const empty = { events: [], baseline: !previous, now, cut, forgotten: 0, calls };
+	const empty = { events: [], baseline: !previous, now, cut, forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: { booked: 0, cooldown: 0 }, calls };
 	if (pages.length === 0) return { ...empty, cut: true, state: undefined };
 	const sessionsFirstPage = pages.find((page) => page.list === 'sessions' && page.page === 1);
 	if (!previous) return { ...empty, state: baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs) };
@@ -240,6 +246,8 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	const handled = await attachRequests(source, decisions, pages, options, calls);
 	const next = nextState(previous, evaluation, decisions, handled, settings, sessionsFirstPage, clock.skewMs);
 	const events = decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event] : []));
+	const skipped = { booked: 0, cooldown: 0 };
+	for (const decision of decisions.slice(0, handled)) if (decision.skipped) skipped[decision.skipped]++;
 	return {
 		events,
 		state: next.state,
@@ -247,6 +255,8 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 		now,
 		cut: cut || handled < decisions.length || evaluation.outcomes.some((outcome) => !outcome.complete),
 		forgotten: next.forgotten,
+		customersForgotten: next.customersForgotten,
+		skipped,
 		calls,
 	};
 }

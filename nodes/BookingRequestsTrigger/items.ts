@@ -88,6 +88,16 @@ function contactFor(session: BookingSession, request: BookingRequest | null | un
 	};
 }
 
+/** `recovered`, `recovered_from_session_id`, `minutes_to_recover` (nulls when not recovered). */
+function recoveryFields(event: TriggerEvent): IDataObject {
+	const recovered = event.recovered === true;
+	return {
+		recovered,
+		recovered_from_session_id: recovered ? (event.recoveredFromSessionId ?? null) : null,
+		minutes_to_recover: recovered ? (event.minutesToRecover ?? null) : null,
+	};
+}
+
 function simpleSessionItem(event: TriggerEvent, session: BookingSession, options: ItemOptions, formNames: FormNames): IDataObject {
 	const completed = event.event === 'session.completed';
 	const json: IDataObject = {
@@ -98,7 +108,7 @@ function simpleSessionItem(event: TriggerEvent, session: BookingSession, options
 		idle_minutes: idleMinutes(session, options.now),
 	};
 	if (completed) {
-		json.recovered = event.recovered === true;
+		Object.assign(json, recoveryFields(event));
 		if (options.includeRequest) json.request = event.request ? simplifyRequest(event.request) : null;
 	}
 	return json;
@@ -107,7 +117,7 @@ function simpleSessionItem(event: TriggerEvent, session: BookingSession, options
 function rawSessionItem(event: TriggerEvent, session: BookingSession, options: ItemOptions): IDataObject {
 	const json: IDataObject = { ...session, event: event.event, event_id: event.eventId };
 	if (event.event === 'session.completed') {
-		json.recovered = event.recovered === true;
+		Object.assign(json, recoveryFields(event));
 		if (options.includeRequest) json.request = (event.request as IDataObject | undefined) ?? null;
 	}
 	return json;

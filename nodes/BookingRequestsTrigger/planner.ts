@@ -42,6 +42,8 @@ export interface PlanInput {
 const SLACK_PAGES = 2;
 /** Pages read on from page 1 before searching, when where a window's floor lies is not known. */
 const QUICK_PAGES = 2;
+/** The session windows are read as one run when the band between them is at most 1/this of the pages left. */
+const ONE_RUN_FACTOR = 3;
 
 /**
  * The poll's "now" on the API server's clock, after the first pages: the `Date` headers (1 s
@@ -60,6 +62,8 @@ interface Target {
 	window: Window;
 	/** Read from page 1 downward (windows at the top of the list). */
 	fromTop: boolean;
+	/** One run for both session windows: the completions window it also serves (targetsOf). */
+	completions?: Window;
 }
 
 function pageOf(index: number, perPage: number): number {
@@ -87,6 +91,32 @@ type StopTest = (time: number, item: ListItem) => boolean;
 /** The stop of a window (windows.ts): an item at or below its floor, or a handled item of the tie being drained. */
 function stopOf(window: Window): StopTest {
 	return (time, item) => time <= window.lo || (window.tie !== undefined && time === window.tie && window.done.has(time, item.id));
+}
+
+/** Where a window stands in event time, its pages per ms above its floor, and pages it reads before it moves. */
+interface Pace {
+	start: number;
+	perMs: number;
+	fixed: number;
+}
+
+/** Pages a window reads to cover up to event time `time` (the partly read page at each end included). */
+function pagesToReach(pace: Pace, time: number): number {
+	return time > pace.start ? Math.ceil(pace.fixed + (time - pace.start) * pace.perMs) + 1 : 1;
+}
+
+/** The event time all windows reach with `left` pages (undefined when all of them fit up to `now`). */
+function reachWith(paces: Pace[], left: number, now: number): number | undefined {
+	const cost = (time: number) => paces.reduce((sum, pace) => sum + pagesToReach(pace, time), 0);
+	let low = Math.min(...paces.map((pace) => pace.start));
+	let high = now + 1;
+	if (cost(high) <= left) return undefined;
+	for (let i = 0; i < 50; i++) {
+		const middle = (low + high) / 2;
+		if (cost(middle) <= left) low = middle;
+		else high = middle;
+	}
+	return low;
 }
 
 export class Planner {
@@ -156,10 +186,39 @@ export class Planner {
 	 * is still open serves the horizon too when extending it is cheaper (readTarget).
 	 */
 	private targetsOf(windows: Window[]): Target[] {
-		return windows
+		const targets = windows
 			.filter((window) => window.hi > window.lo)
 			.map((window) => ({ list: window.list, window, fromTop: window.hi === Infinity }));
+		const completions = targets.find((target) => target.window.name === 'completions');
+		const horizon = targets.find((target) => target.window.name === 'horizon');
+		if (!completions || !horizon || !this.oneSessionRun(completions.window, horizon.window)) return targets;
+		// One read of the session list serves both windows: a run from the horizon's floor upward, as far
+		// as the poll affords (its oldest part first, like any window that does not fit).
+		const both: Target = { list: 'sessions', window: { ...horizon.window, hi: Infinity }, fromTop: false, completions: completions.window };
+		const merged = [...targets.filter((target) => target !== completions && target !== horizon), both];
+		// With every pace known: the reading that brings all windows further in this poll, or, when both
+		// fit, the cheaper one. Otherwise the windows are read apart (as before).
+		const left = this.input.pagesLeft();
+		const apart = this.reach(targets.filter((target) => !this.covered(target)), left);
+		const together = this.reach(merged.filter((target) => !this.covered(target)), left);
+		if (!apart || !together) return targets;
+		if (apart.time === undefined && together.time === undefined) return together.cost <= apart.cost ? merged : targets;
+		return (together.time ?? Infinity) >= (apart.time ?? Infinity) ? merged : targets;
 	}
+
+	/**
+	 * Whether the completions and the horizon are read as one run of the session list: when the band
+	 * between their floors (a delay's worth of sessions, read by both) is small against the pages this
+	 * poll affords, one run moves both windows further than two runs that split the pages (each page is
+	 * then read once, not once per window). With a band that large the windows are read apart.
+	 */
+	private oneSessionRun(completions: Window, horizon: Window): boolean {
+		if (completions.below === undefined || horizon.below === undefined || completions.lo < horizon.lo) return false;
+		const { perPage } = this.shape('sessions');
+		const band = Math.ceil(Math.max(0, completions.below - horizon.below) / perPage);
+		return band * ONE_RUN_FACTOR <= this.input.pagesLeft();
+	}
+
 
 	/** The run that the next page of `list` would extend (the latest reads of the list, consecutive). */
 	private currentRun(list: ListName) {
@@ -259,6 +318,12 @@ export class Planner {
 		const quick = (target: Target) => Number(target.fromTop && this.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
 		const behind = (target: Target) => target.window.lo + target.window.offset;
 		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
+		// When every window's pace is known, its share is what reaches one common event time: no window
+		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
+		// share goes first; the others then read up to where it got.
+		const paced = this.pacedShares(open, this.input.pagesLeft());
+		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
+		let reached = Infinity;
 		while (open.length > 0) {
 			const left = this.input.pagesLeft();
 			if (left < 1) return;
@@ -268,10 +333,68 @@ export class Planner {
 			// Each target's step first; what is left is shared by what each needs beyond it.
 			const extra = shareBudget(needs.map((pages, i) => Math.max(0, pages - mins[i])), Math.max(0, left - minimum));
 			const target = open.shift() as Target;
+			let pace = paced?.get(target);
+			if (pace !== undefined && reached !== Infinity) {
+				const own = this.paceOf(target);
+				if (own) pace = Math.min(pace, pagesToReach(own, reached));
+			}
 			// The last one may use whatever is left (needs are estimates; a larger run only helps).
-			const share = open.length === 0 ? left : Math.max(1, Math.min(left, mins[0] + extra[0]));
+			const share =
+				pace !== undefined
+					? Math.max(1, Math.min(left, Math.max(mins[0], pace)))
+					: open.length === 0
+						? left
+						: Math.max(1, Math.min(left, mins[0] + extra[0]));
 			yield* this.readTarget(target, share, minimum - mins[0]);
+			if (paced) reached = Math.min(reached, this.reachedBy(target));
 		}
+	}
+
+	/** Event time up to which the runs read so far cover the target's window(s). */
+	private reachedBy(target: Target): number {
+		const runs = runsOf(this.pages, target.list);
+		const upper = (window: Window) => Math.max(window.lo, ...runs.map((run) => coverageByRun(window, run)?.upper ?? -Infinity));
+		if (target.completions) return upper(target.completions);
+		return upper(target.window) + target.window.offset;
+	}
+
+	/**
+	 * The event time every target reaches with `left` pages shared by pace (time undefined: all reach
+	 * now, at `cost` pages); undefined when a pace is not known.
+	 */
+	private reach(targets: Target[], left: number): { time: number | undefined; cost: number } | undefined {
+		const paces = targets.map((target) => this.paceOf(target));
+		if (targets.length === 0 || paces.some((pace) => pace === undefined)) return undefined;
+		const now = this.now as number;
+		return { time: reachWith(paces as Pace[], left, now), cost: (paces as Pace[]).reduce((sum, pace) => sum + pagesToReach(pace, now + 1), 0) };
+	}
+
+	/**
+	 * Where a target's window stands in event time, its pace (pages per ms of the list above its floor,
+	 * from the list length now and `below`) and the pages it must read before it moves (one run for
+	 * both session windows: the band between their floors). Undefined when not known.
+	 */
+	private paceOf(target: Target): Pace | undefined {
+		const { total, perPage } = this.shape(target.list);
+		const window = target.completions ?? target.window;
+		if (total === undefined || window.below === undefined || this.now === undefined) return undefined;
+		// Up to the newest item of the list (not now: a quiet time at the top holds no pages).
+		const first = this.latestOfPage(target.list, 1);
+		const newest = (first ? topTime(first) : null) ?? this.now;
+		const span = Math.min(this.now, newest) - window.lo;
+		if (span <= 0) return undefined;
+		const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
+		return { start: window.lo + (target.completions ? 0 : window.offset), perMs: Math.max(0, total - window.below) / span / perPage, fixed };
+	}
+
+	/** Shares of `left` pages that bring every target to one event time (undefined: a pace is not known). */
+	private pacedShares(targets: Target[], left: number): Map<Target, number> | undefined {
+		if (targets.length < 2) return undefined;
+		const paces = targets.map((target) => this.paceOf(target));
+		if (paces.some((pace) => pace === undefined)) return undefined;
+		const time = reachWith(paces as Pace[], left, this.now as number);
+		if (time === undefined) return undefined; // everything fits: no need to pace
+		return new Map(targets.map((target, i) => [target, pagesToReach(paces[i] as Pace, time)]));
 	}
 
 	/** Reads the target within `share` pages, leaving `reserve` pages for the targets after it. */

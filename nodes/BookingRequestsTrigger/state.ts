@@ -18,11 +18,17 @@
  * abandonment window, and `seen` (sessions seen abandoned, bounded: memory.ts).
  */
 import { timestampMs } from '../shared/utils';
+import type { PackedDays } from './customers';
+import { isPackedBooked, isPackedReminded } from './customers';
 import type { PackedKeys, PackedSeen } from './memory';
 import { isPackedCodes } from './memory';
 
-/** v1: capped pending/abandoned/completed id lists (read back as "no state": a new baseline). */
-export const STATE_VERSION = 2;
+/**
+ * v1: capped pending/abandoned/completed id lists (read back as "no state": a new baseline).
+ * v2: windows and the seen memory; read back as v3 with empty customer memories (no new baseline).
+ * v3: + the customer memories (customers.ts).
+ */
+export const STATE_VERSION = 3;
 
 /** Key of the trigger's state inside the node's static data. */
 export const STATE_KEY = 'bookingRequestsTrigger';
@@ -54,6 +60,10 @@ export interface SessionsState {
 	checkpoints: Array<[number, number]>;
 	/** Sessions seen abandoned (hashed, by day). */
 	seen: PackedSeen;
+	/** Customers who booked (hashed keys, by day: customers.ts BookedMemory); absent when empty. */
+	booked?: PackedDays;
+	/** Customers reported abandoned (customers.ts RemindedMemory); absent when empty. */
+	reminded?: PackedDays;
 }
 
 export interface TriggerState {
@@ -84,17 +94,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 const isMs = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-function readPacked(raw: unknown, keyIsValid: (key: string) => boolean): Record<string, string> | undefined {
+function readPacked(
+	raw: unknown,
+	keyIsValid: (key: string) => boolean,
+	valueIsValid: (value: unknown) => value is string = isPackedCodes,
+): Record<string, string> | undefined {
 	if (!isRecord(raw)) return undefined;
 	const out: Record<string, string> = {};
 	for (const [key, value] of Object.entries(raw)) {
-		if (!keyIsValid(key) || !isPackedCodes(value)) return undefined;
+		if (!keyIsValid(key) || !valueIsValid(value)) return undefined;
 		out[key] = value;
 	}
 	return out;
 }
 
 const isMsKey = (key: string) => /^-?\d+$/.test(key) && Number.isSafeInteger(Number(key));
+const isDayKey = isMsKey;
 
 function readWindow(raw: unknown): WindowState | undefined {
 	if (!isRecord(raw) || !isMs(raw.floor)) return undefined;
@@ -116,29 +131,46 @@ function readSessions(raw: unknown): SessionsState | undefined {
 	if (!isRecord(raw)) return undefined;
 	const completions = readWindow(raw.completions);
 	const horizon = readWindow(raw.horizon);
-	const seen = readPacked(raw.seen, isMsKey);
+	const seen = readPacked(raw.seen, isDayKey);
 	if (!completions || !horizon || !seen || !Array.isArray(raw.checkpoints)) return undefined;
 	const checkpoints: Array<[number, number]> = [];
 	for (const entry of raw.checkpoints as unknown[]) {
 		if (!Array.isArray(entry) || entry.length !== 2 || !isMs(entry[0]) || !Number.isInteger(entry[1]) || entry[1] < 0) return undefined;
 		checkpoints.push([entry[0], entry[1] as number]);
 	}
-	return { completions, horizon, checkpoints, seen };
+	const booked = raw.booked === undefined ? {} : readPacked(raw.booked, isDayKey, isPackedBooked);
+	const reminded = raw.reminded === undefined ? {} : readPacked(raw.reminded, isDayKey, isPackedReminded);
+	if (!booked || !reminded) return undefined;
+	return {
+		completions,
+		horizon,
+		checkpoints,
+		seen,
+		...(Object.keys(booked).length > 0 ? { booked } : {}),
+		...(Object.keys(reminded).length > 0 ? { reminded } : {}),
+	};
 }
 
 /**
  * The stored state if it is valid and about the same thing (`fingerprint`); otherwise undefined,
  * which makes the next poll take a new baseline. The result is a fresh copy (plain objects, not
  * n8n's observable proxies), so nothing done with it changes the static data.
+ *
+ * A v2 state (before the customer memories) is read as v3 with them empty. The request list is read
+ * for more than New Request now (Skip Customers Who Booked, recovery by customer): a state without a
+ * requests window gets one starting at its last poll (requests created since are read), and a window
+ * no longer needed is dropped, so switching those options never takes a new baseline.
  */
 export function readState(raw: unknown, fingerprint: string, lists: { sessions: boolean; requests: boolean }): TriggerState | undefined {
-	if (!isRecord(raw) || raw.v !== STATE_VERSION || raw.fp !== fingerprint) return undefined;
+	if (!isRecord(raw) || (raw.v !== STATE_VERSION && raw.v !== 2) || raw.fp !== fingerprint) return undefined;
 	if (!isMs(raw.since) || !isMs(raw.polledAt) || !isMs(raw.skewMs)) return undefined;
 	const sessions = raw.sessions === undefined ? undefined : readSessions(raw.sessions);
-	const requests = raw.requests === undefined ? undefined : readWindow(raw.requests);
+	let requests = raw.requests === undefined ? undefined : readWindow(raw.requests);
 	if ((raw.sessions !== undefined && !sessions) || (raw.requests !== undefined && !requests)) return undefined;
 	// The fingerprint covers the events, so this only fails for a state written inconsistently.
-	if (lists.sessions !== (sessions !== undefined) || lists.requests !== (requests !== undefined)) return undefined;
+	if (lists.sessions !== (sessions !== undefined)) return undefined;
+	if (lists.requests && !requests) requests = { floor: raw.polledAt, done: {} };
+	if (!lists.requests) requests = undefined;
 	return {
 		v: STATE_VERSION,
 		fp: raw.fp,

@@ -12,7 +12,7 @@
 //   POST /__sandbox/sessions                  body: { formId?, contact?, source?, attribution?, key? } -> Session
 //   POST /__sandbox/sessions/:id/save         body: { step?, data? } -> Session
 //   POST /__sandbox/sessions/:id/complete     -> { session, request }
-//   POST /__sandbox/bookings                  body: { formId?, key? } -> { session, request }
+//   POST /__sandbox/bookings                  body: { formId?, key?, contact? } -> { session, request }
 //   POST /__sandbox/requests                  body: Partial<Request> & { key? } -> Request
 //   POST /__sandbox/keys/revoke               body: { key }
 //   GET  /__sandbox/clock                     { now, offsetMs }
@@ -22,7 +22,7 @@
 // 405 method_not_allowed.
 
 import type { IncomingMessage } from 'node:http';
-import type { FaultOptions, Latency, Sandbox } from './types';
+import type { BookWithoutDraftInput, FaultOptions, Latency, Sandbox } from './types';
 
 export interface ControlContext {
 	sandbox: Sandbox;
@@ -197,7 +197,8 @@ export async function handleControl(
 			pattern: /^\/__sandbox\/bookings$/,
 			run: async () => {
 				const body = await readJsonBody(req);
-				return ok(sb.bookWithoutDraft({ formId: optString(body, 'formId'), key: optString(body, 'key') }));
+				const contact = body.contact && typeof body.contact === 'object' ? (body.contact as BookWithoutDraftInput['contact']) : undefined;
+				return ok(sb.bookWithoutDraft({ formId: optString(body, 'formId'), key: optString(body, 'key'), contact }));
 			},
 		},
 		{

@@ -23,6 +23,7 @@ import {
 } from './seed';
 import type {
 	BookingRequest,
+	BookWithoutDraftInput,
 	BusinessProfile,
 	Form,
 	SandboxClock,
@@ -354,11 +355,15 @@ export class Store {
 	}
 
 	/** A booking completed without any saved draft: a new request and a placeholder session (step confirm, data {}). */
-	bookWithoutDraft(input: { formId?: string; key?: string } = {}): { session: Session; request: BookingRequest } {
+	bookWithoutDraft(input: BookWithoutDraftInput = {}): { session: Session; request: BookingRequest } {
 		const ws = this.workspace(input.key);
 		const form = this.formOf(ws, input.formId);
 		const t = this.stamp();
-		const request = makeRequest(this.rng, { ws, form, profileId: routeProfile(this.rng, ws, form) }, { createdAt: t, fresh: true });
+		// `contact`: the same customer as a draft of theirs (issue 22: bookings made without a draft count).
+		const gen = makePerson(this.rng);
+		const c = input.contact;
+		const person = c ? { first: c.firstname ?? gen.first, last: c.lastname ?? gen.last, email: c.email ?? gen.email, phone: c.phone ?? gen.phone } : undefined;
+		const request = makeRequest(this.rng, { ws, form, profileId: routeProfile(this.rng, ws, form) }, { createdAt: t, fresh: true, ...(person ? { person } : {}) });
 		ws.requests.push(request);
 		const session: Session = {
 			id: this.rng.uuid(),

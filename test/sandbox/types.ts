@@ -317,9 +317,16 @@ export interface Sandbox {
 	startSession(input?: StartSessionInput): Session;
 	saveSession(id: string, change?: SaveSessionChange): Session;
 	completeSession(id: string): { session: Session; request: BookingRequest };
-	bookWithoutDraft(input?: { formId?: string; key?: string }): { session: Session; request: BookingRequest };
+	bookWithoutDraft(input?: BookWithoutDraftInput): { session: Session; request: BookingRequest };
 	addRequest(input?: Partial<BookingRequest> & { key?: string }): BookingRequest;
 	revokeKey(key: string): void;
 	clock: SandboxClock;
 	close(): Promise<void>;
+}
+
+/** A booking made without a saved draft; `contact` makes it the booking of a known customer (as the request holds it). */
+export interface BookWithoutDraftInput {
+	formId?: string;
+	key?: string;
+	contact?: { firstname?: string; lastname?: string; email?: string; phone?: string };
 }

@@ -201,6 +201,8 @@ export interface ActionResult {
 export interface PollOptions {
 	budgetMs?: number;
 	noBudget?: boolean;
+	/** The trigger node's typeVersion (default 1, the version existing workflows hold; new nodes get 1.1). */
+	typeVersion?: number;
 }
 
 /** Static data of one trigger node across polls, as n8n stores it per workflow. */
@@ -293,7 +295,7 @@ export function createHarness(credentials: TestCredentials): Harness {
 	};
 
 	harness.poll = async (parameters, state, mode = 'trigger', options = {}) => {
-		const trigger = nodeOf('Booking Requests Trigger', TRIGGER_TYPE, parameters, [0, 0], { credentials: CREDENTIAL_REF });
+		const trigger = nodeOf('Booking Requests Trigger', TRIGGER_TYPE, parameters, [0, 0], { credentials: CREDENTIAL_REF, typeVersion: options.typeVersion ?? 1 });
 		const description = nodeTypes.getByNameAndVersion(TRIGGER_TYPE).description;
 		trigger.parameters = NodeHelpers.getNodeParameters(description.properties, trigger.parameters, true, false, trigger, description) ?? {};
 		const workflow = new Workflow({

@@ -115,6 +115,26 @@ export interface WorldPoll extends PollResult {
 	totalCalls: number;
 }
 
+/** A customer's contact as the widget's draft holds it (`data.contact`) and as a request holds it. */
+export interface Customer {
+	email?: string | null;
+	/** As the customer typed it into the draft, e.g. "(512) 555-0199". */
+	phone?: string | null;
+	/** As the request holds it (international), e.g. "+15125550199"; defaults to `phone`. */
+	requestPhone?: string | null;
+}
+
+let customerCounter = 0;
+/** A customer nobody else shares (a unique e-mail and phone). */
+export function newCustomer(): Customer {
+	customerCounter++;
+	const digits = String(customerCounter).padStart(7, '0');
+	return { email: `customer${customerCounter}@example.com`, phone: `(512) ${digits.slice(0, 3)}-${digits.slice(3)}`, requestPhone: `+1512${digits}` };
+}
+
+const draftOf = (customer: Customer) => ({ contact: { firstname: 'Ada', email: customer.email ?? null, phone: customer.phone ?? null } });
+const requestContactOf = (customer: Customer) => ({ email: customer.email ?? '', phone: customer.requestPhone ?? customer.phone ?? '' });
+
 export class World {
 	now = T0;
 	sessions: BookingSession[] = [];
@@ -133,9 +153,10 @@ export class World {
 		this.now += ms;
 	}
 
-	start(overrides: Partial<BookingSession> = {}): BookingSession {
+	/** A customer starts a draft (a new customer unless `customer` is given; `overrides` win). */
+	start(overrides: Partial<BookingSession> = {}, customer: Customer = newCustomer()): BookingSession {
 		const t = iso(this.stamp());
-		const session = makeSession({ created_at: t, updated_at: t, ...overrides });
+		const session = makeSession({ created_at: t, updated_at: t, data: draftOf(customer), ...overrides });
 		this.sessions.push(session);
 		return session;
 	}
@@ -149,7 +170,8 @@ export class World {
 	/** The customer submits: a request, and the session gets request_id (and a new updated_at unless `bump` is false). */
 	complete(session: BookingSession, bump = true): BookingRequest {
 		const t = this.stamp();
-		const request = makeRequest({ created_at: iso(t), form_id: session.form_id });
+		const contact = ((session.data as { contact?: { email?: string | null; phone?: string | null } } | null)?.contact ?? {}) as Customer;
+		const request = makeRequest({ created_at: iso(t), form_id: session.form_id, email: contact.email ?? '', phone: contact.phone ?? '' });
 		this.requests.push(request);
 		session.request_id = request.id;
 		if (bump) session.updated_at = iso(t);
@@ -157,17 +179,17 @@ export class World {
 	}
 
 	/** A booking without a saved draft: a request and a placeholder session. */
-	bookWithoutDraft(): { session: BookingSession; request: BookingRequest } {
+	bookWithoutDraft(customer: Customer = newCustomer()): { session: BookingSession; request: BookingRequest } {
 		const t = this.stamp();
-		const request = makeRequest({ created_at: iso(t) });
+		const request = makeRequest({ created_at: iso(t), ...requestContactOf(customer) });
 		this.requests.push(request);
 		const session = makeSession({ step: 'confirm', data: {}, request_id: request.id, created_at: iso(t), updated_at: iso(t) });
 		this.sessions.push(session);
 		return { session, request };
 	}
 
-	addRequest(overrides: Partial<BookingRequest> = {}): BookingRequest {
-		const request = makeRequest({ created_at: iso(this.stamp()), ...overrides });
+	addRequest(overrides: Partial<BookingRequest> = {}, customer: Customer = newCustomer()): BookingRequest {
+		const request = makeRequest({ created_at: iso(this.stamp()), ...requestContactOf(customer), ...overrides });
 		this.requests.push(request);
 		return request;
 	}
@@ -226,6 +248,7 @@ export interface LogEntry {
 	at: number;
 	poll: number;
 	recovered?: boolean;
+	recoveredFrom?: string | null;
 }
 
 /** Runs polls while keeping the state, like an active trigger whose every poll is saved. */
@@ -259,6 +282,6 @@ export function entryOf(event: TriggerEvent, poll: number): LogEntry {
 		id: (event.session ?? (event.request as BookingRequest)).id,
 		at: event.at,
 		poll,
-		...(event.event === 'session.completed' ? { recovered: event.recovered === true } : {}),
+		...(event.event === 'session.completed' ? { recovered: event.recovered === true, recoveredFrom: event.recoveredFromSessionId ?? null } : {}),
 	};
 }

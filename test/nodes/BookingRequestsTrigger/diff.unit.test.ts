@@ -511,7 +511,7 @@ describe('null and odd timestamps', () => {
 	it('null timestamps at the top of a page (a server that sorts nulls first) are skipped by the stop rule', () => {
 		const settings = makeSettings({ events: { requestCreated: false } });
 		const state = {
-			v: 2 as const,
+			v: 3 as const,
 			fp: 'fp-1',
 			since: T0,
 			polledAt: T0,
@@ -627,13 +627,18 @@ describe('reset on filter or events change', () => {
 		expect((await world.poll(after.state, changed)).ids).toEqual([abandonedId(active)]);
 	});
 
-	it('a state written for other lists, another version (v1) or garbage is refused: a new baseline, never an error', async () => {
+	it('a state written for other session lists, another version (v1) or garbage is refused: a new baseline, never an error', async () => {
 		const world = new World();
 		const runner = new Runner(world, makeSettings());
 		await runner.poll();
 		const stored = JSON.parse(JSON.stringify(runner.state));
 		expect(readState(stored, 'fp-1', { sessions: true, requests: true })).toBeDefined();
-		expect(readState(stored, 'fp-1', { sessions: true, requests: false })).toBeUndefined();
+		expect(readState(stored, 'fp-1', { sessions: false, requests: true })).toBeUndefined();
+		// The request list is read for more than New Request (Skip Customers Who Booked): its window is
+		// dropped when no longer needed, and added from the last poll when needed (no new baseline).
+		expect(readState(stored, 'fp-1', { sessions: true, requests: false })?.requests).toBeUndefined();
+		const { requests: _dropped, ...withoutRequests } = stored;
+		expect(readState(withoutRequests, 'fp-1', { sessions: true, requests: true })?.requests).toEqual({ floor: stored.polledAt, done: {} });
 		expect(readState({ ...stored, v: 1 }, 'fp-1', { sessions: true, requests: true })).toBeUndefined();
 		expect(readState('garbage', 'fp-1', { sessions: true, requests: true })).toBeUndefined();
 		const v1 = { v: 1, fp: 'fp-1', since: T0, polledAt: T0, skewMs: 0, requests: { cursor: T0, edge: [] } };

@@ -83,7 +83,7 @@ describe('pollChanges over HTTP', () => {
 			answer: (_call, _items, total) => ({ items: requests.slice(0, 100), pagination: { page: 1, per_page: 100, total } }),
 		});
 		const state = {
-			v: 2 as const,
+			v: 3 as const,
 			fp: settings.fingerprint,
 			since: T0,
 			polledAt: T0,

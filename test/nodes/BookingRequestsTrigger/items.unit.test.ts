@@ -63,7 +63,7 @@ describe('simplified session events', () => {
 	test('Session Completed without a saved draft: the contact comes from the attached request; recovered; request only with the option', () => {
 		const request = makeRequest({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '+15550000000' });
 		const session = makeSession({ step: 'confirm', data: {}, request_id: request.id, updated_at: iso(NOW - 3 * MIN) });
-		const event: TriggerEvent = { event: 'session.completed', eventId: `session.completed:${session.id}:${request.id}`, at: NOW - 3 * MIN, session, request, recovered: true };
+		const event: TriggerEvent = { event: 'session.completed', eventId: `session.completed:${session.id}:${request.id}`, at: NOW - 3 * MIN, session, request, recovered: true, recoveredFromSessionId: 'abandoned-one', minutesToRecover: 42 };
 		const [plain] = shapeItems([event], SIMPLE, NAMES);
 		expect(plain.json).toMatchObject({
 			event: 'session.completed',
@@ -78,7 +78,12 @@ describe('simplified session events', () => {
 			service_ids: [],
 			idle_minutes: 3,
 			recovered: true,
+			recovered_from_session_id: 'abandoned-one',
+			minutes_to_recover: 42,
 		});
+		// next to `recovered`, in this order
+		const keys = Object.keys(plain.json);
+		expect(keys.slice(keys.indexOf('recovered'), keys.indexOf('recovered') + 3)).toEqual(['recovered', 'recovered_from_session_id', 'minutes_to_recover']);
 		expect(plain.json).not.toHaveProperty('request');
 		const [withRequest] = shapeItems([event], { ...SIMPLE, includeRequest: true }, NAMES);
 		expect(withRequest.json.request).toMatchObject({ id: request.id, email: 'ada@example.com', intake_answers: [] });
@@ -134,7 +139,17 @@ describe('raw mode keeps the API object', () => {
 		const request = makeRequest();
 		const session = makeSession({ request_id: request.id });
 		const completed: TriggerEvent = { event: 'session.completed', eventId: 'c', at: NOW, session, request, recovered: false };
-		expect(shapeItems([completed], { ...RAW, includeRequest: true }, NAMES)[0].json).toEqual({ ...session, event: 'session.completed', event_id: 'c', recovered: false, request });
+		expect(shapeItems([completed], { ...RAW, includeRequest: true }, NAMES)[0].json).toEqual({
+			...session,
+			event: 'session.completed',
+			event_id: 'c',
+			recovered: false,
+			recovered_from_session_id: null,
+			minutes_to_recover: null,
+			request,
+		});
+		const recovered: TriggerEvent = { ...completed, recovered: true, recoveredFromSessionId: 'earlier', minutesToRecover: 95 };
+		expect(shapeItems([recovered], RAW, NAMES)[0].json).toMatchObject({ recovered: true, recovered_from_session_id: 'earlier', minutes_to_recover: 95 });
 		expect(shapeItems([{ event: 'request.created', eventId: 'r', at: NOW, request }], RAW, NAMES)[0].json).toEqual({ ...request, event: 'request.created', event_id: 'r' });
 	});
 });

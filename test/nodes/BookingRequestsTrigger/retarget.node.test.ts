@@ -1,0 +1,116 @@
+/**
+ * Retargeting by customer (issue 22) in n8n's real PollContext against the sandbox over loopback:
+ * node version 1.1 skips customers who booked (on by default), version 1 keeps its behaviour; the
+ * customer's booking through another session or without a draft, on another form, with the phone typed
+ * differently; recovery by customer with `recovered_from_session_id` and `minutes_to_recover`; no
+ * e-mail or phone in clear in the static data.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { BookingRequestsTrigger } from '../../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
+import { createHarness } from '../../support/inProcessN8n';
+import type { Harness } from '../../support/inProcessN8n';
+import { startSandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
+import { TriggerRun } from './trigger';
+
+jest.setTimeout(180_000);
+
+const MIN = 60_000;
+const SESSIONS = '/api/v1/abandoned-sessions';
+const REQUESTS = '/api/v1/requests';
+
+let sandbox: Sandbox;
+let harness: Harness;
+
+beforeEach(async () => {
+	sandbox = await startSandbox();
+	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+});
+afterEach(async () => {
+	expect(sandbox.stats().rateLimited).toBe(0);
+	await sandbox.close();
+});
+
+const ofEvent = (items: IDataObject[] | null, event: string) => (items ?? []).filter((item) => item.event === event);
+
+describe('node versions', () => {
+	it('"Skip Customers Who Booked" is on in new nodes (1.1) and off in nodes of version 1, resolved by n8n from @version', () => {
+		const description = new BookingRequestsTrigger().description;
+		expect(description.version).toEqual([1, 1.1]);
+		expect(description.defaultVersion).toBe(1.1);
+		const resolve = (typeVersion: number) =>
+			NodeHelpers.getNodeParameters(
+				description.properties,
+				{ events: ['sessionAbandoned'] },
+				true,
+				false,
+				{ typeVersion },
+				description,
+			);
+		expect(resolve(1.1)?.skipIfBooked).toBe(true);
+		expect(resolve(1)?.skipIfBooked).toBe(false);
+	});
+});
+
+describe('a day of retargeting through n8n', () => {
+	async function day(typeVersion: number) {
+		const run = new TriggerRun(harness, sandbox, { events: ['sessionAbandoned', 'sessionCompleted'], abandonedAfterMinutes: 30 });
+		const poll = () => run.poll('trigger', { typeVersion });
+		const baseline = await poll();
+		expect(baseline.items).toBeNull();
+		const forms = sandbox.workspace().forms;
+		// Cleo leaves a draft, then books from another device (a new session).
+		const cleo = sandbox.startSession({ contact: { firstname: 'Cleo', email: 'Cleo.Park@example.com ', phone: '(512) 555-0199' } });
+		sandbox.clock.advance(4 * MIN);
+		const cleoAgain = sandbox.startSession({ contact: { firstname: 'Cleo', email: 'cleo.park@example.com', phone: '+1 512 555 0199' } });
+		sandbox.clock.advance(MIN);
+		sandbox.completeSession(cleoAgain.id);
+		// Dana leaves a draft with only a phone, then books without a draft, on another form.
+		const dana = sandbox.startSession({ contact: { firstname: 'Dana', email: undefined, phone: '(512) 555-0142' } });
+		sandbox.clock.advance(2 * MIN);
+		const danaBooking = sandbox.bookWithoutDraft({ formId: forms[forms.length - 1].id, contact: { email: 'dana@example.org', phone: '+15125550142' } });
+		// Eve leaves a draft and does not book.
+		const eve = sandbox.startSession({ contact: { firstname: 'Eve', email: 'eve@example.com', phone: '(512) 555-0177' } });
+		sandbox.clock.advance(40 * MIN);
+		const judged = await poll();
+		return { run, poll, judged, cleo, cleoAgain, dana, danaBooking, eve };
+	}
+
+	it('version 1.1: no reminder to Cleo and Dana, who booked; Eve, who returns, is a recovery from her abandoned session', async () => {
+		const { run, poll, judged, cleoAgain, danaBooking, eve } = await day(1.1);
+		expect(ofEvent(judged.items, 'session.abandoned').map((item) => item.id)).toEqual([eve.id]);
+		expect(ofEvent(judged.items, 'session.completed').map((item) => [item.id, item.recovered])).toEqual([
+			[cleoAgain.id, false],
+			[danaBooking.session.id, false],
+		]);
+		// the request list is read too (for the bookings), once
+		expect(judged.byPath[REQUESTS]).toBe(1);
+		const stored = JSON.stringify(run.stored);
+		expect(stored).not.toMatch(/@|example|5550(199|142|177)/i);
+
+		// Eve comes back through a retargeting ad 2 hours later: a new session, completed.
+		sandbox.clock.advance(120 * MIN);
+		const back = sandbox.startSession({ contact: { firstname: 'Eve', email: 'EVE@example.com', phone: '(512) 555-0177' } });
+		sandbox.clock.advance(3 * MIN);
+		sandbox.completeSession(back.id);
+		sandbox.clock.advance(MIN);
+		const recovered = await poll();
+		const [completion] = ofEvent(recovered.items, 'session.completed');
+		expect(completion).toMatchObject({ id: back.id, recovered: true, recovered_from_session_id: eve.id });
+		expect(completion.minutes_to_recover).toBe(Math.floor((Date.parse(String(completion.updated_at)) - Date.parse(eve.updated_at!)) / MIN));
+
+		// quiet: 1 call per list
+		sandbox.clock.advance(MIN);
+		const quiet = await poll();
+		expect(quiet.items).toBeNull();
+		expect(quiet.byPath).toEqual({ [SESSIONS]: 1, [REQUESTS]: 1 });
+	});
+
+	it('version 1 (existing workflows): every idle draft is reported as before; the request list is not read', async () => {
+		const { judged, cleo, dana, eve } = await day(1);
+		expect(ofEvent(judged.items, 'session.abandoned').map((item) => item.id).sort()).toEqual([cleo.id, dana.id, eve.id].sort());
+		expect(judged.byPath[REQUESTS]).toBeUndefined();
+	});
+});
