@@ -87,11 +87,14 @@ export class CallBudget {
 	}
 
 	left(): number {
-		// A call is only sent while MIN_ATTEMPT_MS remain (deadline.ts); 10% headroom: the pace varies
-		// (another workflow on the same key, a slow answer).
+		// A call is only sent while MIN_ATTEMPT_MS remain (deadline.ts). Headroom: the pace varies (another
+		// workflow on the same key, a slow answer): 10% of what remains, but never more than one call's
+		// time — with n8n's 36 s budget 10% is about 3 calls of 27, pages a backlog's poll then never
+		// reads. A pace slower than measured only cuts the poll at its deadline (the next poll goes on).
 		const remaining = this.deadline - MIN_ATTEMPT_MS - this.clock();
 		if (remaining < 0) return 0;
-		return Math.max(1, Math.floor((0.9 * remaining) / this.perCallMs));
+		const perCall = this.perCallMs;
+		return Math.max(1, Math.floor((remaining - Math.min(0.1 * remaining, perCall)) / perCall));
 	}
 }
 
