@@ -148,7 +148,7 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 		for (const task of tasks.filter((entry) => entry.finishedAt)) expect(taskMs(task)).toBeLessThanOrEqual(pollBudgetMs());
 	});
 
-	test('a backlog of 3,600 sessions and 3,300 requests: each event once, no Session Abandoned for who booked elsewhere, within the budget (calls per page reported)', async () => {
+	test('a backlog of 3,900 sessions and 3,300 requests: each event once, no Session Abandoned for who booked elsewhere, within the budget (calls per page reported)', async () => {
 		const { sandbox, n8n, postgres } = world;
 		const keyHash = hashKey(sandbox.keys.demo);
 		const budget = pollBudgetMs();
@@ -271,7 +271,7 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 		for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
 		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
 		// Issue 22 item 7 asks for <= 1.2 calls per page drained. NOT asserted: the measured run (2026-11-24,
-		// n8n 2.40.7, 1 call/s) took 126 calls for 72 pages (1.75) in 5 polls, plus a 6th poll of 14
+		// n8n 2.40.7, 1 call/s; twice: 126 and 125 calls) took 125 calls for 72 pages (1.74) in 5 polls, plus a 6th poll of 15
 		// calls after the last delivery (the 5th and 6th mostly re-read the session list: 28 and 13
 		// pages). `world.report.backlog` shows the figure of each run; see the report.
 		world.report.backlog = { ...(world.report.backlog as object), meetsCallsPerPageTarget: callsPerPage <= MAX_CALLS_PER_PAGE };
