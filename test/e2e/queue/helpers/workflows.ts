@@ -63,8 +63,15 @@ export function webhookPager(
 	};
 }
 
-/** The trigger alone (its executions carry the emitted items), polling at second `cronSecond` of every minute. */
-export function triggerWorkflow(id: string, cred: CredentialRef, opts: { cronSecond?: number; abandonedAfterMinutes?: number } = {}): WorkflowImport {
+/**
+ * The trigger alone (its executions carry the emitted items), polling at second `cronSecond` of every
+ * minute. Defaults: node version 1 (Skip Customers Who Booked off), Session Abandoned + Session Completed.
+ */
+export function triggerWorkflow(
+	id: string,
+	cred: CredentialRef,
+	opts: { cronSecond?: number; abandonedAfterMinutes?: number; typeVersion?: number; events?: string[] } = {},
+): WorkflowImport {
 	return {
 		id,
 		name: 'queue e2e trigger',
@@ -73,10 +80,10 @@ export function triggerWorkflow(id: string, cred: CredentialRef, opts: { cronSec
 				id: 'trigger',
 				name: TRIGGER_NODE,
 				type: TRIGGER,
-				typeVersion: 1,
+				typeVersion: opts.typeVersion ?? 1,
 				position: [0, 0],
 				parameters: {
-					events: ['sessionAbandoned', 'sessionCompleted'],
+					events: opts.events ?? ['sessionAbandoned', 'sessionCompleted'],
 					abandonedAfterMinutes: opts.abandonedAfterMinutes ?? 1,
 					// n8n refuses sub-minute polls; a fixed second makes the poll time known to the test
 					pollTimes: { item: [{ mode: 'custom', cronExpression: `${opts.cronSecond ?? 0} * * * * *` }] },
