@@ -24,7 +24,7 @@ import { timestampMs } from '../shared/utils';
 import type { Reminder } from './customers';
 import { BookedMemory, customerCodes, RemindedMemory, REMINDED_RETENTION_DAYS } from './customers';
 import { DAY_MS, KeySet, SeenMemory } from './memory';
-import type { TriggerState, WindowState } from './state';
+import type { HeldState, TriggerState, WindowState } from './state';
 import { EDGE_WINDOW_MS, pruneCheckpoints, STATE_VERSION } from './state';
 import type { Coverage, ListItem, ListName, Located, PageObservation, Run, Window, WindowName } from './windows';
 import { coverageOf, readBounds, runsOf, sortTime } from './windows';
@@ -146,6 +146,12 @@ export function windowsOf(previous: TriggerState, settings: TriggerSettings, now
 		if (settings.events.sessionCompleted) windows.push(windowFrom('completions', 'sessions', previous.sessions.completions, Infinity, 0));
 		const delay = settings.abandonedAfterMs;
 		windows.push(windowFrom('horizon', 'sessions', previous.sessions.horizon, now - delay, delay));
+		const held = previous.sessions.held;
+		const only = held ? KeySet.decode(held.codes) : undefined;
+		const span = only?.span();
+		if (held && only && span) {
+			windows.push({ ...windowFrom('held', 'sessions', held, span.max, delay), only, ...(held.topBelow !== undefined ? { hiBelow: held.topBelow } : {}) });
+		}
 	}
 	return windows;
 }
@@ -184,7 +190,7 @@ export interface Evaluation {
 	pages: PageObservation[];
 }
 
-const WINDOW_ORDER: Record<WindowName, number> = { horizon: 0, completions: 1, requests: 2 };
+const WINDOW_ORDER: Record<WindowName, number> = { held: 0, horizon: 0, completions: 1, requests: 2 };
 
 export function compareCandidates(a: Candidate, b: Candidate): number {
 	return a.at - b.at || WINDOW_ORDER[a.window] - WINDOW_ORDER[b.window] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -221,7 +227,8 @@ export function evaluate(windows: Window[], pages: PageObservation[], now: numbe
 	const bounds = readBounds(pages, fallbackNow);
 	const outcomes = windows.map((window) => outcomeOf(window, runs[window.list], bounds));
 	let frontier = Infinity;
-	for (const outcome of outcomes) frontier = Math.min(frontier, outcome.upper + outcome.window.offset);
+	// The held window ends at its newest held session: read through, it holds nobody back.
+	for (const outcome of outcomes) frontier = Math.min(frontier, outcome.complete && outcome.window.only ? Infinity : outcome.upper + outcome.window.offset);
 	const fresh = { sessions: freshestCopies(pages, 'sessions'), requests: freshestCopies(pages, 'requests') };
 	const candidates: Candidate[] = [];
 	for (const { window, coverage, upper } of outcomes) {
@@ -229,6 +236,7 @@ export function evaluate(windows: Window[], pages: PageObservation[], now: numbe
 		const taken = new Set<string>();
 		for (const entry of coverage.items) {
 			if (taken.has(entry.item.id) || window.done.has(entry.time, entry.item.id)) continue;
+			if (window.only && !window.only.has(entry.time, entry.item.id)) continue;
 			taken.add(entry.item.id);
 			const newest = fresh[window.list].get(entry.item.id);
 			// The item moved (saved, completed) after this copy was read: it is judged where it is now.
@@ -440,18 +448,65 @@ function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number,
 	return { floor, done: done.encode(), ...(tie !== undefined ? { tie } : {}), ...(below !== undefined ? { below } : {}) };
 }
 
+/** At most this many open sessions are held (HeldState): 2,000 codes are about 50 kB of static data. */
+export const HELD_LIMIT = 2_000;
+
 /**
- * How far the horizon's floor may move past `limit` (the frontier minus the delay): over sessions read
- * with a `request_id` (completed: handled silently, they are no event), up to the first open one, which
- * waits for its event time. So a backlog of completed bookings is not read a second time, a delay later,
- * for the abandonments it does not hold.
+ * How far the horizon's floor may move past `limit` (the frontier minus the delay), over what the poll
+ * read of the window. Sessions with a `request_id` (completed: no event) are passed. Open sessions wait
+ * for their event time: the floor stops below the first one, unless they lie together at the bottom of
+ * what is passed (at most half of it, and `room` sessions, and none held from before): then they are
+ * held (hashed id and `updated_at`) and judged later on a fresh read of their own pages. So a backlog is
+ * not read a second time, a delay later, for the few abandonments it holds — only their pages are.
  */
-function silentlyFurther(outcome: WindowOutcome, limit: number): number {
-	const { coverage } = outcome;
-	if (!coverage || coverage.partial !== undefined || outcome.upper <= limit) return limit;
-	let bound = outcome.upper;
-	for (const entry of coverage.items) if (entry.time > limit && entry.time <= bound && !hasRequest(entry.item)) bound = entry.time - 1;
-	return Math.max(limit, bound);
+function holdFurther(outcome: WindowOutcome, limit: number, room: number): { bound: number; held: KeySet } {
+	const held = new KeySet();
+	const { coverage, window } = outcome;
+	if (!coverage || coverage.partial !== undefined || outcome.upper <= limit) return { bound: limit, held };
+	const above = coverage.items.filter((entry) => entry.time > limit && entry.time <= outcome.upper).sort((a, b) => a.time - b.time);
+	const waits = (entry: Located) => !hasRequest(entry.item) && !window.done.has(entry.time, entry.item.id);
+	const first = above.findIndex(waits);
+	if (first < 0) return { bound: outcome.upper, held };
+	let last = first;
+	for (let i = first; i < above.length; i++) if (waits(above[i])) last = i;
+	const open = above.filter(waits);
+	// Held only when it saves pages: the held sessions' own span is at most half of what the floor passes.
+	if (open.length > room || (last - first + 1) * 2 > above.length) return { bound: Math.max(limit, above[first].time - 1), held };
+	// The floor may not split a timestamp: a session at `upper`'s own timestamp stays above it when open.
+	for (const entry of open) held.add(entry.time, entry.item.id);
+	return { bound: outcome.upper, held };
+}
+
+/**
+ * The held sessions after this poll: those of the previous state not yet judged (above the held
+ * window's new floor and not handled) and the ones the horizon's floor passed now.
+ */
+function nextHeld(
+	previous: HeldState | undefined,
+	heldOutcome: WindowOutcome | undefined,
+	handled: Candidate[],
+	limit: number,
+	added: KeySet,
+	horizonCoverage: Coverage | undefined,
+	pages: PageObservation[],
+): HeldState | undefined {
+	let codes = new KeySet();
+	let window: WindowState | undefined;
+	if (previous && heldOutcome) {
+		window = nextWindow(heldOutcome, handled, limit, pages);
+		codes = KeySet.decode(previous.codes).aboveWithout(window.floor, KeySet.decode(window.done));
+	}
+	codes.merge(added);
+	const span = codes.span();
+	if (!span) return undefined;
+	if (!window || window.floor >= span.min) {
+		// The oldest held session came from this poll's read of the horizon: the floor lies just below it.
+		const floor = span.min - 1;
+		const below = belowOf(horizonCoverage, (entry) => entry.time <= floor, undefined);
+		window = { floor, done: {}, ...(below !== undefined ? { below } : {}) };
+	}
+	const topBelow = added.size > 0 ? belowOf(horizonCoverage, (entry) => entry.time <= span.max, undefined) : previous?.topBelow;
+	return { ...window, codes: codes.encode(), ...(topBelow !== undefined ? { topBelow } : {}) };
 }
 
 /**
@@ -484,8 +539,19 @@ export function nextState(
 	const horizonOutcome = outcome('horizon');
 	if (previous.sessions && horizonOutcome) {
 		const completions = outcome('completions');
-		const horizonLimit = silentlyFurther(horizonOutcome, limitOf('horizon', horizonOutcome.window.offset));
-		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), horizonLimit, evaluation.pages);
+		const heldOutcome = outcome('held');
+		// New sessions are held only when none is held from before (one span of pages to read again).
+		const further = holdFurther(horizonOutcome, limitOf('horizon', horizonOutcome.window.offset), heldOutcome ? 0 : HELD_LIMIT);
+		const horizon = nextWindow(horizonOutcome, byWindow('horizon'), further.bound, evaluation.pages);
+		const held = nextHeld(
+			previous.sessions.held,
+			heldOutcome,
+			byWindow('held'),
+			limitOf('held', horizonOutcome.window.offset),
+			further.held,
+			horizonOutcome.coverage,
+			evaluation.pages,
+		);
 		const seen = SeenMemory.decode(previous.sessions.seen);
 		const booked = BookedMemory.decode(skipsBooked(settings) ? previous.sessions.booked : undefined);
 		const reminded = RemindedMemory.decode(keepsReminded(settings) ? previous.sessions.reminded : undefined);
@@ -509,7 +575,8 @@ export function nextState(
 				? nextWindow(completions, byWindow('completions'), limitOf('completions', 0), evaluation.pages)
 				: previous.sessions.completions,
 			horizon,
-			checkpoints: pruneCheckpoints(checkpoints, horizon.floor),
+			...(held ? { held } : {}),
+			checkpoints: pruneCheckpoints(checkpoints, Math.min(horizon.floor, held?.floor ?? Infinity)),
 			seen: seen.encode(),
 			...(Object.keys(bookedPacked).length > 0 ? { booked: bookedPacked } : {}),
 			...(Object.keys(remindedPacked).length > 0 ? { reminded: remindedPacked } : {}),

@@ -75,6 +75,28 @@ export class KeySet {
 		return size;
 	}
 
+	/** The lowest and highest timestamps held (undefined when empty). */
+	span(): { min: number; max: number } | undefined {
+		const times = [...this.byTime.keys()];
+		return times.length === 0 ? undefined : { min: Math.min(...times), max: Math.max(...times) };
+	}
+
+	/** A copy keeping the timestamps above `floor`, without the ids of `other`. */
+	aboveWithout(floor: number, other: KeySet): KeySet {
+		const copy = new KeySet();
+		for (const [ms, codes] of this.byTime) {
+			if (ms <= floor) continue;
+			const drop = other.byTime.get(ms);
+			for (const code of codes) if (!drop?.has(code)) copy.addCode(ms, code);
+		}
+		return copy;
+	}
+
+	/** Adds every id of `other`. */
+	merge(other: KeySet): void {
+		for (const [ms, codes] of other.byTime) for (const code of codes) this.addCode(ms, code);
+	}
+
 	encode(): PackedKeys {
 		const out: PackedKeys = {};
 		for (const ms of [...this.byTime.keys()].sort((a, b) => a - b)) out[String(ms)] = [...(this.byTime.get(ms) as Set<string>)].join('');

@@ -102,7 +102,7 @@ interface Pace {
 
 /** Pages a window reads to cover up to event time `time` (the partly read page at each end included). */
 function pagesToReach(pace: Pace, time: number): number {
-	return time > pace.start ? Math.ceil(pace.fixed + (time - pace.start) * pace.perMs) + 1 : 1;
+	return time > pace.start ? Math.ceil(pace.fixed + (time - pace.start) * pace.perMs) + 1 : 0;
 }
 
 /** The event time all windows reach with `left` pages (undefined when all of them fit up to `now`). */
@@ -281,7 +281,7 @@ export class Planner {
 	/** Guess of the page holding the newest session at or below the horizon's top. */
 	private startGuess(window: Window): number {
 		const { total, perPage } = this.shape(window.list);
-		const fromEnd = this.fromEndAt(window.hi);
+		const fromEnd = window.hiBelow ?? this.fromEndAt(window.hi);
 		if (total === undefined || fromEnd === undefined) return 1;
 		const index = total - fromEnd - 1;
 		return index < 0 ? 1 : pageOf(index, perPage);
@@ -322,6 +322,8 @@ export class Planner {
 		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
 		// share goes first; the others then read up to where it got.
 		const paced = this.pacedShares(open, this.input.pagesLeft());
+		// A window whose first event lies beyond where the others get to this poll holds nobody back: not read.
+		if (paced) for (let i = open.length - 1; i >= 0; i--) if (paced.get(open[i]) === 0) open.splice(i, 1);
 		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
 		let reached = Infinity;
 		while (open.length > 0) {
@@ -337,6 +339,7 @@ export class Planner {
 			if (pace !== undefined && reached !== Infinity) {
 				const own = this.paceOf(target);
 				if (own) pace = Math.min(pace, pagesToReach(own, reached));
+				if (pace === 0) continue;
 			}
 			// The last one may use whatever is left (needs are estimates; a larger run only helps).
 			const share =

@@ -15,7 +15,8 @@
  *   the top), to find a window deep in the list without reading everything above it; `deeper` when
  *   only a bound is known (a search starts there).
  * Sessions also keep `checkpoints` ([server time, list length] of recent polls) to find the top of the
- * abandonment window, and `seen` (sessions seen abandoned, bounded: memory.ts).
+ * abandonment window, `seen` (sessions seen abandoned, bounded: memory.ts) and, while a backlog is
+ * drained, `held` (open drafts the horizon passed before their event time, hashed: diff.ts).
  */
 import { timestampMs } from '../shared/utils';
 import type { PackedDays } from './customers';
@@ -51,11 +52,23 @@ export interface WindowState {
 	deeper?: number;
 }
 
+export interface HeldState extends WindowState {
+	codes: PackedKeys;
+	/** Sessions at or below the newest held one, counted from the end (where its pages start). */
+	topBelow?: number;
+}
+
 export interface SessionsState {
 	/** Completed sessions (and placeholder sessions): by `updated_at`, from the top of the list. */
 	completions: WindowState;
 	/** Sessions crossing the abandonment horizon (now − delay): by `updated_at`, deep in the list. */
 	horizon: WindowState;
+	/**
+	 * Open sessions the horizon's floor moved past before their event time (diff.ts `holdFurther`):
+	 * judged on a fresh read of their pages when every window has reached their event time. `codes`:
+	 * their hashed ids by `updated_at`; the window's floor lies below the oldest. Absent when none.
+	 */
+	held?: HeldState;
 	/** [server time, list length] at recent polls: every session at or before that time is at most that far from the end. */
 	checkpoints: Array<[number, number]>;
 	/** Sessions seen abandoned (hashed, by day). */
@@ -138,12 +151,21 @@ function readSessions(raw: unknown): SessionsState | undefined {
 		if (!Array.isArray(entry) || entry.length !== 2 || !isMs(entry[0]) || !Number.isInteger(entry[1]) || entry[1] < 0) return undefined;
 		checkpoints.push([entry[0], entry[1] as number]);
 	}
+	let held: HeldState | undefined;
+	if (raw.held !== undefined) {
+		const window = readWindow(raw.held);
+		const codes = isRecord(raw.held) ? readPacked(raw.held.codes, isMsKey) : undefined;
+		const topBelow = isRecord(raw.held) ? raw.held.topBelow : undefined;
+		if (!window || !codes || (topBelow !== undefined && !(Number.isInteger(topBelow) && (topBelow as number) >= 0))) return undefined;
+		held = { ...window, codes, ...(topBelow !== undefined ? { topBelow: topBelow as number } : {}) };
+	}
 	const booked = raw.booked === undefined ? {} : readPacked(raw.booked, isDayKey, isPackedBooked);
 	const reminded = raw.reminded === undefined ? {} : readPacked(raw.reminded, isDayKey, isPackedReminded);
 	if (!booked || !reminded) return undefined;
 	return {
 		completions,
 		horizon,
+		...(held ? { held } : {}),
 		checkpoints,
 		seen,
 		...(Object.keys(booked).length > 0 ? { booked } : {}),

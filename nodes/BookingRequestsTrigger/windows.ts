@@ -19,7 +19,7 @@ import { isLastPage } from '../shared/transport/pageReader';
 import type { KeySet } from './memory';
 
 export type ListName = 'sessions' | 'requests';
-export type WindowName = 'requests' | 'completions' | 'horizon';
+export type WindowName = 'requests' | 'completions' | 'horizon' | 'held';
 
 export interface ListItem {
 	id: string;
@@ -60,6 +60,10 @@ export interface Window {
 	below?: number;
 	/** When `below` is not known: at most this many items lie at or below `lo`. */
 	deeper?: number;
+	/** Items at or below `hi`, counted from the end (a hint for where a run over the window starts). */
+	hiBelow?: number;
+	/** Only these items (by timestamp and id) are the window's events (the held sessions: diff.ts). */
+	only?: KeySet;
 }
 
 /** A run: pages of one list read consecutively downward (each the next page of the one read before it). */

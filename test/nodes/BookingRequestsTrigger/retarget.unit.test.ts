@@ -7,7 +7,7 @@
  *
  * The oracle knows every customer's history. On the kept timeline it says, for Session Abandoned with
  * Skip Customers Who Booked and the cooldown:
- * - an open draft whose last activity `a` the horizon passed in kept poll P (and not completed by then)
+ * - an open draft whose last activity `a` the horizon judged in kept poll P (passed, not held: judgedBy) (and not completed by then)
  *   MUST be reported unless the same customer (a shared e-mail or phone key) booked at or after the
  *   draft's `created_at` and at or before a + delay (then it MUST NOT), or booked after that but
  *   before P's now (MAY: the request list was read that far or not), or the cooldown holds (checked on
@@ -24,7 +24,7 @@ import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state';
 import type { BookingRequest, BookingSession } from '../../../nodes/shared/types';
 import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/memory';
 import type { Customer, LogEntry } from '../../support/triggerWorld';
-import { entryOf, makeSettings, MIN, newCustomer, World } from '../../support/triggerWorld';
+import { entryOf, judgedBy, makeSettings, MIN, newCustomer, World } from '../../support/triggerWorld';
 import { mulberry32 } from '../../sandbox/seed';
 
 jest.setTimeout(600_000);
@@ -41,7 +41,8 @@ interface Draft {
 
 interface KeptPoll {
 	now: number;
-	horizon: number;
+	/** Whether this poll's state has judged an idle period (session id, last activity). */
+	judged: (id: string, at: number) => boolean;
 	events: LogEntry[];
 }
 
@@ -206,7 +207,7 @@ async function run(options: Options): Promise<Outcome> {
 		}
 		skippedBooked += result.skipped.booked;
 		saved.push(state);
-		kept.push({ now: result.now, horizon: state.sessions?.horizon.floor ?? -Infinity, events: result.events.map((event) => entryOf(event, polls)) });
+		kept.push({ now: result.now, judged: judgedBy(state), events: result.events.map((event) => entryOf(event, polls)) });
 		if (world.now > end && actions.length === 0 && !result.cut && result.events.length === 0) quietAfterEnd++;
 		expect(polls).toBeLessThan(5000);
 	}
@@ -233,7 +234,7 @@ async function run(options: Options): Promise<Outcome> {
 	for (const draft of drafts) {
 		const id = (draft.session as BookingSession).id;
 		const eventId = `session.abandoned:${id}:${draft.lastActivity}`;
-		const poll = kept.find((candidate) => candidate.horizon >= draft.lastActivity);
+		const poll = kept.find((candidate) => candidate.judged(id, draft.lastActivity));
 		expect(poll).toBeDefined();
 		if (draft.completedAt <= (poll as KeptPoll).now) continue;
 		const booked = (upTo: number) =>

@@ -8,7 +8,7 @@
  * that was kept, where the trigger's abandonment horizon got to. From that alone it says which events
  * must come, exactly once, on the kept timeline:
  * - every request created after the baseline, and every session completed after it;
- * - every idle period of an open session (activity `a`, next change `c`) that the horizon passed in
+ * - every idle period of an open session (activity `a`, next change `c`) that the horizon judged in
  *   poll k: fired if the session did not change before poll k ended (must), not fired if it changed
  *   before poll k began (must not), either if it changed while poll k was reading (may); without
  *   "Fire Again If Reabandoned" only the first such judgement of a session fires;
@@ -19,7 +19,7 @@ import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/diff
 import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state';
 import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
-import { MIN, World, entryOf, iso, makeSettings } from '../../support/triggerWorld';
+import { MIN, World, entryOf, iso, judgedBy, makeSettings } from '../../support/triggerWorld';
 import { mulberry32 } from '../../sandbox/seed';
 
 jest.setTimeout(300_000);
@@ -34,7 +34,8 @@ interface KeptPoll {
 	index: number;
 	startSeq: number;
 	endSeq: number;
-	horizon: number;
+	/** Whether this poll's state has judged an idle period (session id, last activity). */
+	judged: (id: string, at: number) => boolean;
 	events: LogEntry[];
 }
 
@@ -201,7 +202,7 @@ async function simulate(options: SimOptions): Promise<SimReport> {
 				index: polls,
 				startSeq,
 				endSeq: history.seq,
-				horizon: next.sessions?.horizon.floor ?? -Infinity,
+				judged: judgedBy(next),
 				events: result.events.map((event) => entryOf(event, polls)),
 			});
 		} else if (saved.length > 1 && random() < 0.5) {
@@ -253,7 +254,7 @@ async function simulate(options: SimOptions): Promise<SimReport> {
 		let judged = false;
 		for (const period of periods) {
 			if (period.a <= baselineHorizon) continue;
-			const poll = kept.find((candidate) => candidate.horizon >= period.a);
+			const poll = kept.find((candidate) => candidate.judged(id, period.a));
 			expect(poll).toBeDefined();
 			const eventId = `session.abandoned:${id}:${period.a}`;
 			const changedBefore = period.changedSeq <= poll!.startSeq;
