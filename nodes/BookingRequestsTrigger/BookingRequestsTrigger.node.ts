@@ -74,6 +74,7 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			// Bookings on every form count: with a Form filter the request list is read for every form.
 			...(skipIfBooked && formId ? { requestsForm: formId } : {}),
 			customerCooldownMs: Math.round(cooldownDays * 86_400_000),
+			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
 			fingerprint,
 		},
 		formId,
@@ -184,6 +185,7 @@ export class BookingRequestsTrigger implements INodeType {
 				getRequestCalls: result.calls.getRequest,
 				skippedBooked: result.skipped.booked,
 				skippedCooldown: result.skipped.cooldown,
+				skippedWithoutEmail: result.skipped.noEmail,
 				resumesNextPoll: result.cut,
 				budgetMs,
 			});

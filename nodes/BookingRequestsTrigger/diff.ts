@@ -17,7 +17,7 @@
  * Events come oldest first, also across polls: when a window could not be read to its top in this poll
  * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
  */
-import { draftContact } from '../shared/output/session';
+import { draftContact, hasEmail } from '../shared/output/session';
 import type { BookingRequest, BookingSession } from '../shared/types';
 import { isLastPage } from '../shared/transport/pageReader';
 import { timestampMs } from '../shared/utils';
@@ -44,6 +44,11 @@ export interface TriggerSettings {
 	skipIfBooked?: boolean;
 	/** "Remind a Customer At Most Once Every (Days)", in ms: 0 or absent = off. */
 	customerCooldownMs?: number;
+	/**
+	 * "Only Sessions With an E-Mail": an idle session without an e-mail is no Session Abandoned, so it
+	 * is no reminder either (no cooldown starts, a later completion is no recovery from it).
+	 */
+	onlyWithEmail?: boolean;
 	/**
 	 * Set when the request list is read for every form although the node watches one (Skip Customers
 	 * Who Booked counts bookings on any form): New Request reports only this form's requests.
@@ -259,7 +264,7 @@ export interface Decision {
 	/** The event to emit; undefined for an item handled silently (an open session at the top, …). */
 	event?: TriggerEvent;
 	/** Why a Session Abandoned event was not emitted for an idle open session (counted in tests and logs). */
-	skipped?: 'booked' | 'cooldown';
+	skipped?: 'booked' | 'cooldown' | 'noEmail';
 	/** What handling this decision adds to the memories (nextState applies the handled prefix). */
 	seen?: { id: string; at: number };
 	booked?: { codes: string[]; at: number };
@@ -359,6 +364,8 @@ export function decide(previous: TriggerState, evaluation: Evaluation, settings:
 			return { seen: { id, at: candidate.at } };
 		};
 		if (!settings.events.sessionAbandoned || (before && !settings.fireAgainIfReabandoned)) return { candidate, ...markSeen() };
+		// Not reported, so not seen: judged again if it is abandoned again (with an e-mail by then).
+		if (settings.onlyWithEmail === true && !hasEmail(draftContact(session))) return { candidate, skipped: 'noEmail' };
 		const codes = customerCodes(draftContact(session));
 		if (skipBooked && codes.length > 0) {
 			// A booking from before the draft does not count (a returning customer starting a new one).

@@ -132,7 +132,7 @@ export interface PollResult {
 	/** Customer keys / customers dropped from the customer memories because of their bounds. */
 	customersForgotten: { booked: number; reminded: number };
 	/** Session Abandoned events not emitted for an idle open session, by reason (handled decisions). */
-	skipped: { booked: number; cooldown: number };
+	skipped: { booked: number; cooldown: number; noEmail: number };
 	calls: { sessions: number; requests: number; getRequest: number };
 }
 
@@ -238,7 +238,7 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	}
 
 	const now = planner.now ?? pollNow(pages, fallbackNow);
-	const empty = { events: [], baseline: !previous, now, cut, forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: { booked: 0, cooldown: 0 }, calls };
+	const empty = { events: [], baseline: !previous, now, cut, forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: { booked: 0, cooldown: 0, noEmail: 0 }, calls };
 	if (pages.length === 0) return { ...empty, cut: true, state: undefined };
 	const sessionsFirstPage = pages.find((page) => page.list === 'sessions' && page.page === 1);
 	if (!previous) return { ...empty, state: baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs) };
@@ -249,7 +249,7 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	const handled = await attachRequests(source, decisions, pages, options, calls);
 	const next = nextState(previous, evaluation, decisions, handled, settings, sessionsFirstPage, clock.skewMs);
 	const events = decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event] : []));
-	const skipped = { booked: 0, cooldown: 0 };
+	const skipped = { booked: 0, cooldown: 0, noEmail: 0 };
 	for (const decision of decisions.slice(0, handled)) if (decision.skipped) skipped[decision.skipped]++;
 	return {
 		events,

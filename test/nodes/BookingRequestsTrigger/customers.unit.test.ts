@@ -258,6 +258,31 @@ describe('recovery by customer', () => {
 	});
 });
 
+describe('Only Sessions With an E-Mail', () => {
+	it('a draft left out for having no e-mail is no reminder: no cooldown from it, no recovery by it', async () => {
+		const { world, runner } = await activated(makeSettings({ customerCooldownMs: 2 * DAY_MS, onlyWithEmail: true }));
+		const ivy = newCustomer();
+		world.advance(MIN);
+		const phoneOnly = world.start({}, { phone: ivy.phone, requestPhone: ivy.requestPhone });
+		world.advance(40 * MIN);
+		const first = await runner.poll();
+		expect(abandonedIds(runner)).toEqual([]);
+		expect(first.skipped.noEmail).toBe(1);
+		expect(runner.state?.sessions?.reminded).toBeUndefined();
+		// the same customer (same phone) with an e-mail the next hour: reminded (the cooldown did not start)
+		const withEmail = world.start({}, ivy);
+		world.advance(40 * MIN);
+		await runner.poll();
+		expect(abandonedIds(runner)).toEqual([withEmail.id]);
+		// the phone-only draft completes: a recovery from the reminder that was sent, not from the one left out
+		world.complete(phoneOnly);
+		world.advance(MIN);
+		await runner.poll();
+		const completed = runner.log.find((entry) => entry.event === 'session.completed' && entry.id === phoneOnly.id);
+		expect(completed).toMatchObject({ recovered: true, recoveredFrom: withEmail.id });
+	});
+});
+
 describe('state', () => {
 	it('a v2 state (before the customer memories) keeps its seen memory: no new baseline, nothing reported twice', async () => {
 		const { world, runner } = await activated(makeSettings({ events: { requestCreated: false } }));

@@ -125,17 +125,24 @@ describe('simplified trigger items (default)', () => {
 		expect(second.byPath[FORMS]).toBeUndefined();
 	});
 
-	test('"Only Sessions With an E-mail": abandoned sessions without one are not emitted (and are not emitted later either)', async () => {
+	test('"Only Sessions With an E-mail": abandoned sessions without one are not emitted (not later either); one saved again with an e-mail is, once abandoned again', async () => {
 		const run = new TriggerRun(harness, sandbox, { events: ['sessionAbandoned'], simplify: true, options: { onlyWithEmail: true } });
 		await run.poll();
 		const withEmail = sandbox.startSession({ contact: { firstname: 'Has', email: 'has@example.com' } });
+		const without: string[] = [];
 		for (const contact of [{ firstname: 'Nomail' }, { firstname: 'Blank', email: '' }]) {
-			sandbox.saveSession(sandbox.startSession().id, { step: 'address', data: { zip: '78701', contact } });
+			const id = sandbox.startSession().id;
+			without.push(id);
+			sandbox.saveSession(id, { step: 'address', data: { zip: '78701', contact } });
 		}
 		sandbox.clock.advance(31 * MIN);
 		expect((await run.poll()).items!.map((item) => item.session_id)).toEqual([withEmail.id]);
 		sandbox.clock.advance(31 * MIN);
 		expect((await run.poll()).items).toBeNull();
+		// never reported, so not "seen": the customer comes back and adds an e-mail, then leaves again
+		sandbox.saveSession(without[0], { step: 'schedule', data: { zip: '78701', contact: { firstname: 'Nomail', email: 'now@example.com' } } });
+		sandbox.clock.advance(31 * MIN);
+		expect((await run.poll()).items!.map((item) => [item.session_id, item.email])).toEqual([[without[0], 'now@example.com']]);
 	});
 
 	test('Session Completed alone: a booking without a saved draft costs one Get request for its contact', async () => {
