@@ -98,11 +98,14 @@ interface Pace {
 	start: number;
 	perMs: number;
 	fixed: number;
+	/** Event time at which the window is read through (the held window ends at its newest session). */
+	end?: number;
 }
 
 /** Pages a window reads to cover up to event time `time` (the partly read page at each end included). */
 function pagesToReach(pace: Pace, time: number): number {
-	return time > pace.start ? Math.ceil(pace.fixed + (time - pace.start) * pace.perMs) + 1 : 0;
+	const until = Math.min(time, pace.end ?? Infinity);
+	return time > pace.start ? Math.ceil(pace.fixed + Math.max(0, until - pace.start) * pace.perMs) + 1 : 0;
 }
 
 /** The event time all windows reach with `left` pages (undefined when all of them fit up to `now`). */
@@ -384,6 +387,11 @@ export class Planner {
 		// Up to the newest item of the list (not now: a quiet time at the top holds no pages).
 		const first = this.latestOfPage(target.list, 1);
 		const newest = (first ? topTime(first) : null) ?? this.now;
+		if (window.hiBelow !== undefined && window.hi > window.lo) {
+			// A window with a known end (held sessions): its own items over its own span.
+			const items = Math.max(0, window.hiBelow - window.below);
+			return { start: window.lo + window.offset, perMs: items / (window.hi - window.lo) / perPage, fixed: 0, end: window.hi + window.offset };
+		}
 		const span = Math.min(this.now, newest) - window.lo;
 		if (span <= 0) return undefined;
 		const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
