@@ -314,7 +314,7 @@ export class Planner {
 		return index > 0 && index % perPage === 0 ? 2 : 1;
 	}
 
-	private *readTargets(all: Target[]): Plan<void> {
+	private *readTargets(all: Target[], deferring = true): Plan<void> {
 		const open = all.filter((target) => !this.covered(target));
 		// A run from page 1 that ends within two more pages goes first (cheap, and page 1 is read already);
 		// then the windows furthest behind.
@@ -325,8 +325,10 @@ export class Planner {
 		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
 		// share goes first; the others then read up to where it got.
 		const paced = this.pacedShares(open, this.input.pagesLeft());
-		// A window whose first event lies beyond where the others get to this poll holds nobody back: not read.
-		if (paced) for (let i = open.length - 1; i >= 0; i--) if (paced.get(open[i]) === 0) open.splice(i, 1);
+		// A window whose first event lies beyond where the others get to this poll holds nobody back: not
+		// read now. Paces are estimates: when the others are through with pages to spare, it comes after.
+		const later: Target[] = [];
+		if (paced && deferring) for (let i = open.length - 1; i >= 0; i--) if (paced.get(open[i]) === 0) later.push(...open.splice(i, 1));
 		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
 		let reached = Infinity;
 		while (open.length > 0) {
@@ -342,7 +344,10 @@ export class Planner {
 			if (pace !== undefined && reached !== Infinity) {
 				const own = this.paceOf(target);
 				if (own) pace = Math.min(pace, pagesToReach(own, reached));
-				if (pace === 0) continue;
+				if (pace === 0 && deferring) {
+					later.push(target);
+					continue;
+				}
 			}
 			// The last one may use whatever is left (needs are estimates; a larger run only helps).
 			const share =
@@ -353,6 +358,9 @@ export class Planner {
 						: Math.max(1, Math.min(left, mins[0] + extra[0]));
 			yield* this.readTarget(target, share, minimum - mins[0]);
 			if (paced) reached = Math.min(reached, this.reachedBy(target));
+		}
+		if (later.length > 0 && all.every((target) => later.includes(target) || this.covered(target)) && this.input.pagesLeft() >= 1) {
+			yield* this.readTargets(later, false);
 		}
 	}
 

@@ -43,6 +43,8 @@ const MAX_CALLS_PER_PAGE = 1.2;
 const COMPLETED = 3_000;
 const BOOKED_ELSEWHERE = 300;
 const NEVER_BOOKED = 300;
+/** The backlog of queue e2e 5c (durable-poller.e2e.ts), here with all three events and Skip on. */
+const BOOKINGS_5C = 4_000;
 const SESSIONS_PATH = '/api/v1/abandoned-sessions';
 const REQUESTS_PATH = '/api/v1/requests';
 
@@ -128,6 +130,43 @@ const contactOf = (i: number) => ({
 	phone: `+1737${String(i).padStart(7, '0')}`,
 });
 
+/**
+ * Waits until the trigger's executions after `before` hold `expectedCount` items (or `waitMs` passed),
+ * then for one more poll (nothing late, nothing repeated), and measures the calls of the polls that
+ * drained the backlog: from the first after it to the one whose execution delivered the last items.
+ */
+async function drainBacklog(before: number, tasksBefore: string[], from: number, expectedCount: number, waitMs: number) {
+	const { sandbox, n8n, postgres } = world;
+	const keyHash = hashKey(sandbox.keys.demo);
+	const timedOut = () => (n8n.main.output().match(/Poll exceeded its timeout and was abandoned/g) ?? []).length;
+	const timeoutsBefore = timedOut();
+	let items: Array<Record<string, unknown>> = [];
+	const deadline = Date.now() + waitMs;
+	while (items.length < expectedCount && Date.now() < deadline) {
+		await sleep(5000);
+		items = await emittedSince(before);
+	}
+	const records = await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions');
+	const lastCreated = Math.max(...records.map((record) => Date.parse(record.createdAt)));
+	// one more poll, to see that nothing more (no late Session Abandoned, no repeat) arrives
+	const quietDeadline = Date.now() + 90_000;
+	while (Date.now() < quietDeadline) {
+		const later = (await pollTasks()).filter((task) => task.startedAt && Date.parse(task.startedAt) > lastCreated && task.finishedAt);
+		if (later.length > 0) break;
+		await sleep(1000);
+	}
+	items = await emittedSince(before);
+	const to = Date.now();
+	const tasks = (await pollTasks()).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
+	const backlogTasks = tasks.filter((task) => Date.parse(task.startedAt!) <= lastCreated);
+	const inTask = (task: PollTask, at: number) => at >= Date.parse(task.startedAt!) - 100 && at <= Date.parse(task.finishedAt!) + 1000;
+	const entriesOf = (task: PollTask) => entriesIn(sandbox, keyHash, from, to).filter((entry) => inTask(task, entry.at));
+	const calls = backlogTasks.reduce((sum, task) => sum + entriesOf(task).length, 0);
+	// the polls after the last delivery that still read pages (the end of a window's sweep)
+	const trailingCalls = tasks.filter((task) => !backlogTasks.includes(task)).reduce((sum, task) => sum + entriesOf(task).length, 0);
+	return { items, tasks, backlogTasks, entriesOf, calls, trailingCalls, to, timedOut, timeoutsBefore, records };
+}
+
 describe('a backlog with retargeting (all three events, Skip Customers Who Booked on) in queue mode', () => {
 	test('the baseline poll runs on the durable scheduler with the new node', async () => {
 		const deadline = Date.now() + 90_000;
@@ -149,7 +188,7 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 	});
 
 	test('a backlog of 3,900 sessions and 3,300 requests: each event once, no Session Abandoned for who booked elsewhere, within the budget (calls per page reported)', async () => {
-		const { sandbox, n8n, postgres } = world;
+		const { sandbox, postgres } = world;
 		const keyHash = hashKey(sandbox.keys.demo);
 		const budget = pollBudgetMs();
 		expect(budget).toBe(36_000);
@@ -198,43 +237,19 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 			...neverBooked.map((session) => `session.abandoned|${session.id}`),
 		].sort();
 
-		const timedOut = () => (n8n.main.output().match(/Poll exceeded its timeout and was abandoned/g) ?? []).length;
-		const timeoutsBefore = timedOut();
-		let items: Array<Record<string, unknown>> = [];
-		// about 90 calls at 1 call/s, 28 or so per 36 s poll: 3 or 4 polls, one a minute
-		const deadline = Date.now() + 6 * 60_000;
-		while (items.length < expected.length && Date.now() < deadline) {
-			await sleep(5000);
-			items = await emittedSince(before);
-		}
-		const records = await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions');
-		const lastCreated = Math.max(...records.map((record) => Date.parse(record.createdAt)));
-		// one more poll, to see that nothing more (no late Session Abandoned, no repeat) arrives
-		const quietDeadline = Date.now() + 90_000;
-		while (Date.now() < quietDeadline) {
-			const later = (await pollTasks()).filter((task) => task.startedAt && Date.parse(task.startedAt) > lastCreated && task.finishedAt);
-			if (later.length > 0) break;
-			await sleep(1000);
-		}
-		items = await emittedSince(before);
-		const to = Date.now();
-
-		// the backlog polls: from the first after the backlog to the one whose execution delivered the last items
-		const tasks = (await pollTasks()).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
-		const backlogTasks = tasks.filter((task) => Date.parse(task.startedAt!) <= lastCreated);
-		const inTask = (task: PollTask, at: number) => at >= Date.parse(task.startedAt!) - 100 && at <= Date.parse(task.finishedAt!) + 1000;
-		const entriesOf = (task: PollTask) => entriesIn(sandbox, keyHash, from, to).filter((entry) => inTask(task, entry.at));
-		const calls = backlogTasks.reduce((sum, task) => sum + entriesOf(task).length, 0);
+		const { items, tasks, backlogTasks, entriesOf, calls, trailingCalls, to, timedOut, timeoutsBefore, records } = await drainBacklog(
+			before,
+			tasksBefore,
+			from,
+			expected.length,
+			6 * 60_000,
+		);
 		const pages = Math.ceil(backlogSessions / PAGE_SIZE) + Math.ceil(backlogRequests / PAGE_SIZE);
 		const callsPerPage = Math.round((calls / pages) * 1000) / 1000;
 		// The drafts' Session Abandoned comes a delay after the bookings above them (oldest first): their
 		// pages are read again then, as the bench counts the horizon's pages a second time.
 		const pagesWithDrafts = pages + Math.ceil((BOOKED_ELSEWHERE + NEVER_BOOKED) / PAGE_SIZE);
 		const callsPerPageWithDrafts = Math.round((calls / pagesWithDrafts) * 1000) / 1000;
-		// the polls after the last delivery that still read pages (the end of a window's sweep)
-		const trailing = tasks.filter((task) => !backlogTasks.includes(task));
-		const trailingCalls = trailing.reduce((sum, task) => sum + entriesOf(task).length, 0);
-
 		const count = (list: string[], event: string) => list.filter((key) => key.startsWith(`${event}|`)).length;
 		const emittedKeys = items.map(keyOf);
 		const abandonedBookedElsewhere = new Set(bookedElsewhere.map(({ draft }) => `session.abandoned|${draft.id}`));
@@ -281,5 +296,49 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 		// calls after the last delivery (the 5th and 6th mostly re-read the session list: 28 and 13
 		// pages). `world.report.backlog` shows the figure of each run; see the report.
 		world.report.backlog = { ...(world.report.backlog as object), meetsCallsPerPageTarget: callsPerPage <= MAX_CALLS_PER_PAGE };
+	});
+	test('issue 22 item 7 in queue mode: the 5c backlog (4,000 completed bookings) with all three events and Skip Customers Who Booked on, <= 1.2 calls per page', async () => {
+		const { sandbox, postgres } = world;
+		const keyHash = hashKey(sandbox.keys.demo);
+		const budget = pollBudgetMs();
+		const before = await lastExecutionId(postgres);
+		const tasksBefore = (await pollTasks()).map((task) => task.id);
+		const from = Date.now();
+		const booked: Array<{ session: Session; requestId: string }> = [];
+		for (let i = 0; i < BOOKINGS_5C; i++) {
+			sandbox.clock.advance(2);
+			const done = sandbox.completeSession(sandbox.startSession({ contact: contactOf(20_000 + i) }).id);
+			booked.push({ session: done.session, requestId: done.request.id });
+		}
+		sandbox.clock.advance(2 * 60_000);
+		const expected = booked.flatMap(({ session, requestId }) => [`session.completed|${session.id}`, `request.created|${requestId}`]).sort();
+		const { items, tasks, backlogTasks, entriesOf, calls, trailingCalls, to, timedOut, timeoutsBefore } = await drainBacklog(before, tasksBefore, from, expected.length, 6 * 60_000);
+		// every page of each list once: 40 of sessions, 40 of requests
+		const pages = 2 * Math.ceil(BOOKINGS_5C / PAGE_SIZE);
+		const callsPerPage = Math.round((calls / pages) * 1000) / 1000;
+		world.report.backlog5c = {
+			pollBudgetMs: budget,
+			bookings: BOOKINGS_5C,
+			expected: expected.length,
+			emitted: items.length,
+			polls: tasks.map((task) => ({
+				ms: taskMs(task),
+				backlogPoll: backlogTasks.includes(task),
+				calls: entriesOf(task).length,
+				sessionPages: entriesOf(task).filter((entry) => entry.path === SESSIONS_PATH).length,
+				requestPages: entriesOf(task).filter((entry) => entry.path === REQUESTS_PATH).length,
+			})),
+			calls,
+			pages,
+			callsPerPage,
+			trailingPollCalls: trailingCalls,
+			sandbox: windowFigures(sandbox, keyHash, from, to),
+		};
+		expect(items.map(keyOf).sort()).toEqual(expected);
+		expect(new Set(items.map((item) => item.event_id)).size).toBe(expected.length);
+		expect(timedOut()).toBe(timeoutsBefore);
+		for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
+		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
+		expect(callsPerPage).toBeLessThanOrEqual(MAX_CALLS_PER_PAGE);
 	});
 });
