@@ -10,8 +10,12 @@
  *  - 300 customers who leave a draft and never book: one Session Abandoned each.
  * Every session.completed and request.created arrives once, session.abandoned exactly for the 300 who
  * never booked, every poll's scheduler task stays within getPollBudgetMs() (+ n8n's own overhead),
- * none is abandoned by n8n, 0 × 429, and the calls per page drained are reported: NOT held to the
- * 1.2 of issue 22 item 7, which the measured run did not meet (1.75: see the test).
+ * none is abandoned by n8n, 0 × 429. The drafts' Session Abandoned comes a delay after the bookings
+ * above them (events oldest first), so their pages are read twice; calls per page are reported both
+ * ways and held below 1.5 (1.75 before the drafts were held: see the test).
+ *
+ * Then issue 22 item 7's own scenario: the backlog of queue e2e 5c (4,000 completed bookings), with
+ * all three events and Skip Customers Who Booked on: each event once and <= 1.2 calls per page drained.
  */
 import { hashKey, type Session } from '../../sandbox';
 import { sleep } from '../../support/n8n/process';
@@ -39,6 +43,11 @@ const N8N_OVERHEAD_MS = 1_000;
 const PAGE_SIZE = 100;
 /** Issue 22 item 7. */
 const MAX_CALLS_PER_PAGE = 1.2;
+/**
+ * The retargeting backlog (drafts under the bookings): measured 1.39–1.40 of its 72 pages (1.28 with
+ * the drafts' pages read again a delay later); 1.75 before the drafts were held. A regression bound.
+ */
+const MAX_RETARGET_CALLS_PER_PAGE = 1.5;
 
 const COMPLETED = 3_000;
 const BOOKED_ELSEWHERE = 300;
@@ -291,10 +300,11 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 		expect(timedOut()).toBe(timeoutsBefore);
 		for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
 		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
-		// Issue 22 item 7 asks for <= 1.2 calls per page drained. NOT asserted: the measured run (2026-11-24,
-		// n8n 2.40.7, 1 call/s; twice: 126 and 125 calls) took 125 calls for 72 pages (1.74) in 5 polls, plus a 6th poll of 15
-		// calls after the last delivery (the 5th and 6th mostly re-read the session list: 28 and 13
-		// pages). `world.report.backlog` shows the figure of each run; see the report.
+		// Measured 2026-11-24 (n8n 2.40.7, 1 call/s): 100 and 101 calls for 72 pages (1.39, 1.40) in 4 polls
+		// of 30, 28, 28 and 14 calls; before the drafts were held 125 and 126 (1.74, 1.75) in 5 polls and a
+		// 6th of 15 that re-read the session list. The 1.2 of issue 22 item 7 is not met by this shape
+		// (its drafts' pages are read again a delay later: 1.28 counting them); the next test holds 5c to it.
+		expect(callsPerPage).toBeLessThanOrEqual(MAX_RETARGET_CALLS_PER_PAGE);
 		world.report.backlog = { ...(world.report.backlog as object), meetsCallsPerPageTarget: callsPerPage <= MAX_CALLS_PER_PAGE };
 	});
 	test('issue 22 item 7 in queue mode: the 5c backlog (4,000 completed bookings) with all three events and Skip Customers Who Booked on, <= 1.2 calls per page', async () => {
