@@ -21,29 +21,10 @@ import { STATE_VERSION } from '../../../nodes/BookingRequestsTrigger/state';
 import { hashKey, type Session } from '../../sandbox';
 import { sleep } from '../../support/n8n/process';
 import { acceptedIn, FINISHED, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
-import { credential, TRIGGER_NODE, triggerWorkflow } from './helpers/workflows';
+import { credential, triggerWorkflow } from './helpers/workflows';
 import { shortId, withQueueWorld } from './helpers/world';
+import { DURABLE_SCHEDULER, emittedSince, N8N_OVERHEAD_MS, POLL_TIMEOUT_MS, pollBudgetMs, pollTasks, taskMs, type PollTask } from './helpers/durableScheduler';
 
-const DURABLE_SCHEDULER = {
-	N8N_SCHEDULER_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-};
-/** n8n 2.40.7 defaults: N8N_SCHEDULER_POLL_TIMEOUT 45 s, N8N_SCHEDULER_LEASE_DURATION 60 s. */
-const POLL_TIMEOUT_MS = 45_000;
-const LEASE_MS = 60_000;
-/** What n8n gives a poll (trigger-execution-context.factory.js): the ceiling minus a margin of 20 % (5 s .. half). */
-function pollBudgetMs(): number {
-	const ceiling = Math.min(POLL_TIMEOUT_MS, LEASE_MS);
-	const margin = Math.min(Math.max(0.2 * ceiling, 5_000), ceiling / 2);
-	return ceiling - margin;
-}
-/**
- * A poll's scheduler task also covers n8n's own work around poll() (loading the published workflow,
- * the execution context, the expression isolate): 0.3–0.5 s measured here on quiet polls.
- */
-const N8N_OVERHEAD_MS = 1_000;
 /**
  * 41 pages of the session list: more than one poll's budget (about 30 calls) can read. Measured here:
  * about 1,150 events per 36 s poll (the completion and abandonment windows both sweep these pages).
@@ -81,37 +62,7 @@ async function pollerState(): Promise<PollerState | undefined> {
 	return row;
 }
 
-interface PollTask {
-	id: string;
-	status: string;
-	scheduledFor: string;
-	startedAt: string | null;
-	finishedAt: string | null;
-	dispatchedAt: string | null;
-	errorMessage: string | null;
-	/** The n8n instance that ran the poll (its host id: `main-…` or `worker-…`). */
-	claimedBy: string | null;
-}
 
-/** The scheduler's record of every poll occurrence of the trigger. */
-async function pollTasks(): Promise<PollTask[]> {
-	return await world.postgres.rows<PollTask>(
-		`SELECT t.id::text, t.status, t."scheduledFor", t."startedAt", t."finishedAt", t."dispatchedAt", t."errorMessage", t."claimedBy"
-		 FROM scheduled_task t WHERE t."taskType" = 'workflow:poll-trigger' AND t.payload->>'workflowId' = '${WF_TRIGGER}' ORDER BY t.id`,
-	);
-}
-
-const taskMs = (task: PollTask): number | null =>
-	task.startedAt && task.finishedAt ? Date.parse(task.finishedAt) - Date.parse(task.startedAt) : null;
-
-/** Every item the trigger's executions after `afterId` emitted (read through n8n's REST API). */
-async function emittedSince(afterId: number): Promise<Array<Record<string, unknown>>> {
-	const records = await waitForExecutions(world.postgres, WF_TRIGGER, afterId, (rows) => rows.every((row) => FINISHED.includes(row.status)), 60_000, 'trigger executions');
-	const rest = await world.n8n.rest();
-	const items: Array<Record<string, unknown>> = [];
-	for (const record of records) items.push(...((await rest.waitForExecution(record.id)).items[TRIGGER_NODE] ?? []));
-	return items;
-}
 
 /** `event|session id` of each item, sorted; the trigger's items are simplified (its default): the session's id is `session_id`. */
 const eventKeys = (items: Array<Record<string, unknown>>) => items.map((item) => `${String(item.event)}|${String(item.session_id)}`).sort();
@@ -146,11 +97,11 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 			scheduledJob: jobs[0],
 			pollerStateKeys: Object.keys(state.cursor),
 			workflowStaticData: workflow.staticData,
-			baselineTasks: (await pollTasks()).map((task) => ({ ...task, ms: taskMs(task) })),
+			baselineTasks: (await pollTasks(world, WF_TRIGGER)).map((task) => ({ ...task, ms: taskMs(task) })),
 		};
 		expect(JSON.stringify(workflow.staticData ?? {})).not.toContain(STATE_KEY);
 		// the poll ran on main (the scheduler's record names the instance that claimed it)
-		const tasks = await pollTasks();
+		const tasks = await pollTasks(world, WF_TRIGGER);
 		expect(tasks.length).toBeGreaterThanOrEqual(1);
 		for (const task of tasks) expect(task.claimedBy).toMatch(/^main-/);
 	});
@@ -174,7 +125,7 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		]);
 		await waitForExecutions(postgres, WF_TRIGGER, before, (rows) => rows.length >= 1 && rows.every((row) => FINISHED.includes(row.status)), 90_000, 'the poll after round A');
 		const afterA = await lastExecutionId(postgres);
-		const itemsA = await emittedSince(before);
+		const itemsA = await emittedSince(world, WF_TRIGGER, before);
 		const stateA = await pollerState();
 
 		// round B between two polls, then main is killed (no shutdown) and started again
@@ -191,11 +142,11 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		await n8n.startMain();
 		const restartSeconds = (Date.now() - restart) / 1000;
 		await waitForExecutions(postgres, WF_TRIGGER, afterA, (rows) => rows.length >= 1 && rows.every((row) => FINISHED.includes(row.status)), 120_000, 'the poll after the restart');
-		const itemsB = await emittedSince(afterA);
+		const itemsB = await emittedSince(world, WF_TRIGGER, afterA);
 		// (5c then checks that no later poll repeats anything either)
 
 		const eventIds = [...itemsA, ...itemsB].map((item) => String(item.event_id));
-		polled.push(...(await pollTasks()).map((task) => ({ scheduledFor: task.scheduledFor, ms: taskMs(task) })));
+		polled.push(...(await pollTasks(world, WF_TRIGGER)).map((task) => ({ scheduledFor: task.scheduledFor, ms: taskMs(task) })));
 		world.report.scenario5b = {
 			roundA: { expected: expectedA.length, emitted: itemsA.length, polledAt: (stateA?.cursor?.[STATE_KEY] as { polledAt?: number })?.polledAt },
 			killedMainAt: killedAt,
@@ -217,7 +168,7 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		const budget = pollBudgetMs();
 		expect(budget).toBe(36_000);
 		const before = await lastExecutionId(postgres);
-		const tasksBefore = (await pollTasks()).map((task) => task.id);
+		const tasksBefore = (await pollTasks(world, WF_TRIGGER)).map((task) => task.id);
 		const from = Date.now();
 
 		// a backlog: 4,000 bookings completed from a saved draft with an e-mail since the last poll, 41
@@ -241,10 +192,10 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		const deadline = Date.now() + 7 * 60_000;
 		while (items.length < BACKLOG && Date.now() < deadline) {
 			await sleep(5000);
-			items = await emittedSince(before);
+			items = await emittedSince(world, WF_TRIGGER, before);
 		}
 		const to = Date.now();
-		const tasks = (await pollTasks()).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
+		const tasks = (await pollTasks(world, WF_TRIGGER)).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
 		/** The session-list requests of each poll (between its task's start and end). */
 		const readsOf = (task: PollTask) =>
 			sessionReads().filter((entry) => entry.at >= Date.parse(task.startedAt!) - 100 && entry.at <= Date.parse(task.finishedAt!) + 1000);
@@ -284,7 +235,7 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		const keyHash = hashKey(sandbox.keys.demo);
 		const budget = pollBudgetMs();
 		const before = await lastExecutionId(postgres);
-		const tasksBefore = (await pollTasks()).map((task) => task.id);
+		const tasksBefore = (await pollTasks(world, WF_TRIGGER)).map((task) => task.id);
 		const from = Date.now();
 		// Simplify (the default) takes these customers' contact from their booking requests: one Get each
 		// would drain about 30 per poll (50 polls for these); the request list gives up to 100 per call.
@@ -299,10 +250,10 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		const deadline = Date.now() + 5 * 60_000;
 		while (items.length < PLACEHOLDERS && Date.now() < deadline) {
 			await sleep(5000);
-			items = await emittedSince(before);
+			items = await emittedSince(world, WF_TRIGGER, before);
 		}
 		const to = Date.now();
-		const tasks = (await pollTasks()).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
+		const tasks = (await pollTasks(world, WF_TRIGGER)).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
 		const accepted = acceptedIn(sandbox, keyHash, from, to);
 		const gets = accepted.filter((entry) => entry.path.startsWith('/api/v1/requests/')).length;
 		world.report.scenario5d = {

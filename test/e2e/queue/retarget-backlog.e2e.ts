@@ -19,27 +19,11 @@
  */
 import { hashKey, type Session } from '../../sandbox';
 import { sleep } from '../../support/n8n/process';
-import { acceptedIn, entriesIn, FINISHED, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
+import { acceptedIn, entriesIn, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
 import { credential, TRIGGER_NODE, triggerWorkflow } from './helpers/workflows';
 import { shortId, withQueueWorld } from './helpers/world';
+import { DURABLE_SCHEDULER, emittedSince, N8N_OVERHEAD_MS, pollBudgetMs, pollTasks, taskMs, type PollTask } from './helpers/durableScheduler';
 
-const DURABLE_SCHEDULER = {
-	N8N_SCHEDULER_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-};
-/** n8n 2.40.7 defaults: N8N_SCHEDULER_POLL_TIMEOUT 45 s, N8N_SCHEDULER_LEASE_DURATION 60 s. */
-const POLL_TIMEOUT_MS = 45_000;
-const LEASE_MS = 60_000;
-/** What n8n gives a poll (trigger-execution-context.factory.js): the ceiling minus a margin of 20 % (5 s .. half). */
-function pollBudgetMs(): number {
-	const ceiling = Math.min(POLL_TIMEOUT_MS, LEASE_MS);
-	const margin = Math.min(Math.max(0.2 * ceiling, 5_000), ceiling / 2);
-	return ceiling - margin;
-}
-/** n8n's own work around poll() in a scheduler task (0.3–0.5 s measured on quiet polls, durable-poller.e2e.ts). */
-const N8N_OVERHEAD_MS = 1_000;
 const PAGE_SIZE = 100;
 /** Issue 22 item 7. */
 const MAX_CALLS_PER_PAGE = 1.2;
@@ -78,25 +62,6 @@ const world = withQueueWorld({
 	env: DURABLE_SCHEDULER,
 });
 
-interface PollTask {
-	id: string;
-	status: string;
-	scheduledFor: string;
-	startedAt: string | null;
-	finishedAt: string | null;
-	errorMessage: string | null;
-}
-
-/** The scheduler's record of every poll occurrence of the trigger. */
-async function pollTasks(): Promise<PollTask[]> {
-	return await world.postgres.rows<PollTask>(
-		`SELECT t.id::text, t.status, t."scheduledFor", t."startedAt", t."finishedAt", t."errorMessage"
-		 FROM scheduled_task t WHERE t."taskType" = 'workflow:poll-trigger' AND t.payload->>'workflowId' = '${WF_TRIGGER}' ORDER BY t.id`,
-	);
-}
-
-const taskMs = (task: PollTask): number | null =>
-	task.startedAt && task.finishedAt ? Date.parse(task.finishedAt) - Date.parse(task.startedAt) : null;
 
 async function triggerState(): Promise<Record<string, unknown> | undefined> {
 	const [row] = await world.postgres.rows<{ cursor: Record<string, unknown> }>(
@@ -105,14 +70,6 @@ async function triggerState(): Promise<Record<string, unknown> | undefined> {
 	return row?.cursor?.bookingRequestsTrigger as Record<string, unknown> | undefined;
 }
 
-/** Every item the trigger's executions after `afterId` emitted (read through n8n's REST API). */
-async function emittedSince(afterId: number): Promise<Array<Record<string, unknown>>> {
-	const records = await waitForExecutions(world.postgres, WF_TRIGGER, afterId, (rows) => rows.every((row) => FINISHED.includes(row.status)), 60_000, 'trigger executions');
-	const rest = await world.n8n.rest();
-	const items: Array<Record<string, unknown>> = [];
-	for (const record of records) items.push(...((await rest.waitForExecution(record.id)).items[TRIGGER_NODE] ?? []));
-	return items;
-}
 
 /** The count of each event kind per trigger execution after `afterId` (which poll delivered what). */
 async function eventsPerExecution(afterId: number): Promise<Array<{ id: string; createdAt: string; events: Record<string, number> }>> {
@@ -153,20 +110,20 @@ async function drainBacklog(before: number, tasksBefore: string[], from: number,
 	const deadline = Date.now() + waitMs;
 	while (items.length < expectedCount && Date.now() < deadline) {
 		await sleep(5000);
-		items = await emittedSince(before);
+		items = await emittedSince(world, WF_TRIGGER, before);
 	}
 	const records = await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions');
 	const lastCreated = Math.max(...records.map((record) => Date.parse(record.createdAt)));
 	// one more poll, to see that nothing more (no late Session Abandoned, no repeat) arrives
 	const quietDeadline = Date.now() + 90_000;
 	while (Date.now() < quietDeadline) {
-		const later = (await pollTasks()).filter((task) => task.startedAt && Date.parse(task.startedAt) > lastCreated && task.finishedAt);
+		const later = (await pollTasks(world, WF_TRIGGER)).filter((task) => task.startedAt && Date.parse(task.startedAt) > lastCreated && task.finishedAt);
 		if (later.length > 0) break;
 		await sleep(1000);
 	}
-	items = await emittedSince(before);
+	items = await emittedSince(world, WF_TRIGGER, before);
 	const to = Date.now();
-	const tasks = (await pollTasks()).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
+	const tasks = (await pollTasks(world, WF_TRIGGER)).filter((task) => !tasksBefore.includes(task.id) && task.startedAt && task.finishedAt);
 	const backlogTasks = tasks.filter((task) => Date.parse(task.startedAt!) <= lastCreated);
 	const inTask = (task: PollTask, at: number) => at >= Date.parse(task.startedAt!) - 100 && at <= Date.parse(task.finishedAt!) + 1000;
 	const entriesOf = (task: PollTask) => entriesIn(sandbox, keyHash, from, to).filter((entry) => inTask(task, entry.at));
@@ -186,11 +143,11 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 			state = await triggerState();
 		}
 		// the baseline poll's task has ended
-		let tasks = await pollTasks();
+		let tasks = await pollTasks(world, WF_TRIGGER);
 		while (!tasks.some((task) => task.finishedAt)) {
 			if (Date.now() > deadline) throw new Error(`the baseline poll did not end: ${JSON.stringify(tasks)}`);
 			await sleep(500);
-			tasks = await pollTasks();
+			tasks = await pollTasks(world, WF_TRIGGER);
 		}
 		world.report.baseline = { tasks: tasks.map((task) => ({ scheduledFor: task.scheduledFor, status: task.status, ms: taskMs(task) })) };
 		for (const task of tasks.filter((entry) => entry.finishedAt)) expect(taskMs(task)).toBeLessThanOrEqual(pollBudgetMs());
@@ -203,7 +160,7 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 		expect(budget).toBe(36_000);
 		// between two polls (all below is synchronous: no request of a poll falls in between)
 		const before = await lastExecutionId(postgres);
-		const tasksBefore = (await pollTasks()).map((task) => task.id);
+		const tasksBefore = (await pollTasks(world, WF_TRIGGER)).map((task) => task.id);
 		const from = Date.now();
 
 		// The sandbox clock moves 3 ms per session written (it stamps two for a booking), so that the
@@ -312,7 +269,7 @@ describe('a backlog with retargeting (all three events, Skip Customers Who Booke
 		const keyHash = hashKey(sandbox.keys.demo);
 		const budget = pollBudgetMs();
 		const before = await lastExecutionId(postgres);
-		const tasksBefore = (await pollTasks()).map((task) => task.id);
+		const tasksBefore = (await pollTasks(world, WF_TRIGGER)).map((task) => task.id);
 		const from = Date.now();
 		const booked: Array<{ session: Session; requestId: string }> = [];
 		for (let i = 0; i < BOOKINGS_5C; i++) {
