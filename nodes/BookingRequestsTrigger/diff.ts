@@ -479,7 +479,7 @@ function holdFurther(outcome: WindowOutcome, limit: number, room: number): { bou
 	const open = above.filter(waits);
 	// Held only when it saves pages: the held sessions' own span is at most half of what the floor passes.
 	if (open.length > room || (last - first + 1) * 2 > above.length) return { bound: Math.max(limit, above[first].time - 1), held };
-	// The floor may not split a timestamp: a session at `upper`'s own timestamp stays above it when open.
+	// Every session up to `upper` is passed or held, so the floor moves there.
 	for (const entry of open) held.add(entry.time, entry.item.id);
 	return { bound: outcome.upper, held };
 }
@@ -499,9 +499,9 @@ function nextHeld(
 ): HeldState | undefined {
 	let codes = new KeySet();
 	let window: WindowState | undefined;
-	if (previous && heldOutcome) {
+	if (heldOutcome?.window.only) {
 		window = nextWindow(heldOutcome, handled, limit, pages);
-		codes = KeySet.decode(previous.codes).aboveWithout(window.floor, KeySet.decode(window.done));
+		codes = heldOutcome.window.only.aboveWithout(window.floor, KeySet.decode(window.done));
 	}
 	codes.merge(added);
 	const span = codes.span();

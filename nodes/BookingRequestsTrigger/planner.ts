@@ -392,14 +392,14 @@ export class Planner {
 		const { total, perPage } = this.shape(target.list);
 		const window = target.completions ?? target.window;
 		if (total === undefined || window.below === undefined || this.now === undefined) return undefined;
-		// Up to the newest item of the list (not now: a quiet time at the top holds no pages).
-		const first = this.latestOfPage(target.list, 1);
-		const newest = (first ? topTime(first) : null) ?? this.now;
 		if (window.hiBelow !== undefined && window.hi > window.lo) {
 			// A window with a known end (held sessions): its own items over its own span.
 			const items = Math.max(0, window.hiBelow - window.below);
 			return { start: window.lo + window.offset, perMs: items / (window.hi - window.lo) / perPage, fixed: 0, end: window.hi + window.offset };
 		}
+		// Up to the newest item of the list (not now: a quiet time at the top holds no pages).
+		const first = this.latestOfPage(target.list, 1);
+		const newest = (first ? topTime(first) : null) ?? this.now;
 		const span = Math.min(this.now, newest) - window.lo;
 		if (span <= 0) return undefined;
 		const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
