@@ -105,6 +105,23 @@ describe('customer activity', () => {
 		expect((await topRequest()).id).not.toBe(old.id);
 	});
 
+	it('updateRequest: the workspace changes status, lead status, notes, completion and contact; updated_at set, null or kept; the place in the list stays', async () => {
+		const r = sb.addRequest({ created_at: '2026-03-01T00:00:00.000Z', status: 'pending', lead_status: 'new', internal_notes: null, completed_at: null });
+		const before = (await api(sb, '/api/v1/requests', { params: { per_page: 100 } })).data.items.map((x: BookingRequest) => x.id);
+		const changed = sb.updateRequest(r.id, { status: 'complete', lead_status: 'contacted', internal_notes: 'Called back', completed_at: 'now', email: 'new@example.com' });
+		expect(changed).toMatchObject({ status: 'complete', lead_status: 'contacted', internal_notes: 'Called back', email: 'new@example.com' });
+		expect(changed.completed_at).toMatch(ISO_MS);
+		expect(changed.updated_at).toBe(changed.completed_at);
+		expect((await api(sb, `/api/v1/requests/${r.id}`)).data).toEqual(changed);
+		const after = (await api(sb, '/api/v1/requests', { params: { per_page: 100 } })).data.items.map((x: BookingRequest) => x.id);
+		expect(after).toEqual(before);
+		expect(sb.updateRequest(r.id, { lead_status: 'won', updatedAt: 'null' })).toMatchObject({ lead_status: 'won', updated_at: null });
+		expect(sb.updateRequest(r.id, { internal_notes: null, updatedAt: 'keep' })).toMatchObject({ internal_notes: null, updated_at: null });
+		expect(() => sb.updateRequest(r.id, { city: 'Paris' } as never)).toThrow(/city cannot be changed/);
+		expect(() => sb.updateRequest(r.id, { completed_at: 'yesterday' })).toThrow(/completed_at/);
+		expect(() => sb.updateRequest('00000000-0000-4000-8000-000000000000', { status: 'x' })).toThrow(/unknown request/);
+	});
+
 	it('new activity is stamped with the sandbox clock', async () => {
 		const own = await startSandbox({ rateLimit: false });
 		try {
@@ -169,6 +186,12 @@ describe('control interface', () => {
 		expect(added.data.first_name).toBe('Via');
 		expect(sb.workspace(sb.keys.other).requests.some((r) => r.id === added.data.id)).toBe(true);
 		expect((await topSession()).id).toBe(booked.data.session.id);
+		const updated = await control(sb, 'POST', `/__sandbox/requests/${done.data.request.id}/update`, { lead_status: 'qualified', updatedAt: 'null' });
+		expect(updated.status).toBe(200);
+		expect(updated.data).toMatchObject({ id: done.data.request.id, lead_status: 'qualified', updated_at: null });
+		expect((await api(sb, `/api/v1/requests/${done.data.request.id}`)).data.lead_status).toBe('qualified');
+		expect((await control(sb, 'POST', `/__sandbox/requests/${done.data.request.id}/update`, { status: 7 })).status).toBe(400);
+		expect((await control(sb, 'POST', '/__sandbox/requests/00000000-0000-4000-8000-000000000000/update', { status: 'x' })).status).toBe(404);
 	});
 
 	it('keys/revoke and clock routes; errors: 404 unknown, 405 wrong method, 400 bad input', async () => {

@@ -14,6 +14,9 @@
 //   POST /__sandbox/sessions/:id/complete     -> { session, request }
 //   POST /__sandbox/bookings                  body: { formId?, key?, contact? } -> { session, request }
 //   POST /__sandbox/requests                  body: Partial<Request> & { key? } -> Request
+//   POST /__sandbox/requests/:id/update       body: RequestChange (status, lead_status, internal_notes,
+//                                             completed_at ('now' | ISO | null), first_name, last_name,
+//                                             email, phone; updatedAt 'now' | 'null' | 'keep') -> Request
 //   POST /__sandbox/keys/revoke               body: { key }
 //   GET  /__sandbox/clock                     { now, offsetMs }
 //   POST /__sandbox/clock                     body: { advanceMs } or { offsetMs } -> { now, offsetMs }
@@ -22,7 +25,7 @@
 // 405 method_not_allowed.
 
 import type { IncomingMessage } from 'node:http';
-import type { BookWithoutDraftInput, FaultOptions, Latency, Sandbox } from './types';
+import type { BookWithoutDraftInput, FaultOptions, Latency, RequestChange, Sandbox } from './types';
 
 export interface ControlContext {
 	sandbox: Sandbox;
@@ -205,6 +208,11 @@ export async function handleControl(
 			method: 'POST',
 			pattern: /^\/__sandbox\/requests$/,
 			run: async () => ok(sb.addRequest(await readJsonBody(req))),
+		},
+		{
+			method: 'POST',
+			pattern: /^\/__sandbox\/requests\/([^/]+)\/update$/,
+			run: async (m) => ok(sb.updateRequest(decodeURIComponent(m[1]), (await readJsonBody(req)) as RequestChange)),
 		},
 		{
 			method: 'POST',

@@ -295,6 +295,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		completeSession: (id) => store.completeSession(id),
 		bookWithoutDraft: (input) => store.bookWithoutDraft(input),
 		addRequest: (input) => store.addRequest(input),
+		updateRequest: (id, change) => store.updateRequest(id, change),
 		revokeKey: (key) => store.revokeKey(key),
 		clock,
 		close: async () => {

@@ -26,6 +26,7 @@ import type {
 	BookWithoutDraftInput,
 	BusinessProfile,
 	Form,
+	RequestChange,
 	SandboxClock,
 	SandboxKeys,
 	SandboxSizes,
@@ -397,6 +398,45 @@ export class Store {
 		}
 		ws.requests.push(request);
 		return request;
+	}
+
+	/**
+	 * The workspace changes a request (types.ts RequestChange). Its place in the list (by `created_at`)
+	 * does not move. Unknown fields in `change` are refused, so a test cannot think it changed one.
+	 */
+	updateRequest(id: string, change: RequestChange): BookingRequest {
+		const request = this.findRequest(id);
+		const allowed = new Set(['status', 'lead_status', 'internal_notes', 'completed_at', 'first_name', 'last_name', 'email', 'phone', 'updatedAt']);
+		for (const key of Object.keys(change)) if (!allowed.has(key)) throw new Error(`updateRequest: ${key} cannot be changed`);
+		const t = this.stamp();
+		for (const key of ['status', 'lead_status', 'first_name', 'last_name', 'email', 'phone'] as const) {
+			const value = change[key];
+			if (value === undefined) continue;
+			if (typeof value !== 'string') throw new Error(`updateRequest: ${key} must be a string`);
+			request[key] = value;
+		}
+		if (change.internal_notes !== undefined) {
+			if (change.internal_notes !== null && typeof change.internal_notes !== 'string') throw new Error('updateRequest: internal_notes must be a string or null');
+			request.internal_notes = change.internal_notes;
+		}
+		if (change.completed_at !== undefined) {
+			if (change.completed_at === 'now') request.completed_at = iso(t);
+			else if (change.completed_at === null || !Number.isNaN(Date.parse(change.completed_at))) request.completed_at = change.completed_at;
+			else throw new Error('updateRequest: completed_at must be a timestamp, "now" or null');
+		}
+		const mode = change.updatedAt ?? 'now';
+		if (mode === 'now') request.updated_at = iso(t);
+		else if (mode === 'null') request.updated_at = null;
+		else if (mode !== 'keep') throw new Error('updateRequest: updatedAt must be "now", "null" or "keep"');
+		return request;
+	}
+
+	findRequest(id: string): BookingRequest {
+		for (const ws of [this.demo, this.other]) {
+			const request = ws.requests.find((r) => r.id === id.toLowerCase());
+			if (request) return request;
+		}
+		throw new Error(`unknown request ${id}`);
 	}
 
 	/** Active customers: `n` random sessions (abandoned ones when there are any) get a widget save. */

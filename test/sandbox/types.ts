@@ -319,9 +319,28 @@ export interface Sandbox {
 	completeSession(id: string): { session: Session; request: BookingRequest };
 	bookWithoutDraft(input?: BookWithoutDraftInput): { session: Session; request: BookingRequest };
 	addRequest(input?: Partial<BookingRequest> & { key?: string }): BookingRequest;
+	/** The workspace changes a request (status, lead status, notes, completion, contact): see RequestChange. */
+	updateRequest(id: string, change: RequestChange): BookingRequest;
 	revokeKey(key: string): void;
 	clock: SandboxClock;
 	close(): Promise<void>;
+}
+
+/**
+ * A change the workspace makes to a booking request (the contract names no transitions: any value goes).
+ * `completed_at: 'now'` stamps the sandbox clock. `updatedAt`: 'now' (default) sets `updated_at` to the
+ * time of the change, 'null' leaves it null (the contract allows null), 'keep' leaves it as it was.
+ */
+export interface RequestChange {
+	status?: string;
+	lead_status?: string;
+	internal_notes?: string | null;
+	completed_at?: string | null;
+	first_name?: string;
+	last_name?: string;
+	email?: string;
+	phone?: string;
+	updatedAt?: 'now' | 'null' | 'keep';
 }
 
 /** A booking made without a saved draft; `contact` makes it the booking of a known customer (as the request holds it). */

@@ -195,6 +195,19 @@ export class World {
 		return request;
 	}
 
+	/**
+	 * The workspace changes a request (status, lead status, notes, completion, contact): its place in the
+	 * list (by `created_at`) stays. `updatedAt`: 'now' (default) stamps `updated_at`, 'null' leaves it
+	 * null (the contract allows it), 'keep' leaves it as it was.
+	 */
+	changeRequest(request: BookingRequest, change: Partial<BookingRequest>, updatedAt: 'now' | 'null' | 'keep' = 'now'): BookingRequest {
+		const t = this.stamp();
+		Object.assign(request, change);
+		if (updatedAt === 'now') request.updated_at = iso(t);
+		else if (updatedAt === 'null') request.updated_at = null;
+		return request;
+	}
+
 	sortedSessions(): BookingSession[] {
 		return [...this.sessions].sort((a, b) => desc(a.updated_at, b.updated_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 	}
