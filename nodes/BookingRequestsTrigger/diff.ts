@@ -22,8 +22,10 @@ import type { BookingRequest, BookingSession } from '../shared/types';
 import { isLastPage } from '../shared/transport/pageReader';
 import { timestampMs } from '../shared/utils';
 import type { Reminder } from './customers';
-import { BookedMemory, customerCodes, RemindedMemory, REMINDED_RETENTION_DAYS } from './customers';
-import { DAY_MS, KeySet, SeenMemory } from './memory';
+import { BookedMemory, customerCodes, REMINDED_RETENTION_DAYS } from './customers';
+import { DAY_MS, KeySet } from './memory';
+import type { Memories } from './memories';
+import { DecisionMemory, decodeMemories } from './memories';
 import type { HeldState, TriggerState, WindowState } from './state';
 import { EDGE_WINDOW_MS, pruneCheckpoints, STATE_VERSION } from './state';
 import type { Coverage, ListItem, ListName, Located, PageObservation, Run, Window, WindowName } from './windows';
@@ -117,6 +119,11 @@ export function requestSortTime(request: BookingRequest): number | null {
 
 function hasRequest(session: ListItem): boolean {
 	return typeof session.request_id === 'string' && session.request_id !== '';
+}
+
+/** The memories of the saved state, decoded once for the poll (memories.ts). */
+export function memoriesOf(previous: TriggerState, settings: TriggerSettings): Memories {
+	return decodeMemories(previous.sessions, { booked: skipsBooked(settings), reminded: keepsReminded(settings) });
 }
 
 /** The abandonment memory is kept when something reads it: once-only abandonment, or `recovered`. */
@@ -308,23 +315,21 @@ function pollRequests(pages: PageObservation[], now: number): { newest: Map<stri
  * (once per session), the customers who booked (Skip Customers Who Booked), the customers reported
  * abandoned (cooldown, recovery by customer).
  */
-export function decide(previous: TriggerState, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
-	const seen = SeenMemory.decode(previous.sessions?.seen);
-	const booked = BookedMemory.decode(previous.sessions?.booked);
-	const reminded = RemindedMemory.decode(previous.sessions?.reminded);
+export function decide(memories: Memories, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
+	const memory = new DecisionMemory(memories);
 	const remember = keepsSeen(settings);
 	const skipBooked = skipsBooked(settings);
 	const remindedKept = keepsReminded(settings);
 	const cooldown = settings.customerCooldownMs ?? 0;
 	const inPoll = pollRequests(evaluation.pages, evaluation.now);
 	const bookedSince = (codes: string[], since: number): boolean =>
-		(booked.newest(codes) ?? -Infinity) >= since || codes.some((code) => (inPoll.newest.get(code) ?? -Infinity) >= since);
+		(memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (inPoll.newest.get(code) ?? -Infinity) >= since);
 	return evaluation.candidates.map((candidate): Decision => {
 		const { item, id } = candidate;
 		if (candidate.window === 'requests') {
 			const request = item as BookingRequest;
 			const codes = skipBooked ? requestCodes(request) : [];
-			if (codes.length > 0) booked.add(codes, candidate.time);
+			if (codes.length > 0) memory.book(codes, candidate.time);
 			return {
 				candidate,
 				event:
@@ -338,9 +343,9 @@ export function decide(previous: TriggerState, evaluation: Evaluation, settings:
 		if (candidate.window === 'completions') {
 			if (!hasRequest(item) || !settings.events.sessionCompleted) return { candidate };
 			const codes = sessionCodes(session, inPoll.byId.get(String(session.request_id)));
-			const reminder = reminded.last(codes);
+			const reminder = memory.lastReminder(codes);
 			const byCustomer = reminder && reminder.at <= candidate.at && candidate.at - reminder.at <= RECOVERY_WINDOW_DAYS * DAY_MS ? reminder : undefined;
-			const recovered = byCustomer !== undefined || seen.has(id);
+			const recovered = byCustomer !== undefined || memory.hasSeen(id);
 			if (settings.onlyRecovered && !recovered) return { candidate };
 			return {
 				candidate,
@@ -357,10 +362,10 @@ export function decide(previous: TriggerState, evaluation: Evaluation, settings:
 		}
 		// horizon: open and idle for the delay, judged on this copy.
 		if (hasRequest(item)) return { candidate };
-		const before = seen.has(id);
+		const before = memory.hasSeen(id);
 		const markSeen = () => {
 			if (!remember) return {};
-			seen.add(id, candidate.at);
+			memory.see(id, candidate.at);
 			return { seen: { id, at: candidate.at } };
 		};
 		if (!settings.events.sessionAbandoned || (before && !settings.fireAgainIfReabandoned)) return { candidate, ...markSeen() };
@@ -373,11 +378,11 @@ export function decide(previous: TriggerState, evaluation: Evaluation, settings:
 			if (bookedSince(codes, since)) return { candidate, skipped: 'booked' };
 		}
 		if (cooldown > 0 && codes.length > 0) {
-			const last = reminded.last(codes);
+			const last = memory.lastReminder(codes);
 			if (last && candidate.at - last.at < cooldown) return { candidate, skipped: 'cooldown' };
 		}
 		const reminder: Reminder | undefined = remindedKept && codes.length > 0 ? { codes: codes.slice(0, 2), sessionId: id, activity: candidate.time, at: candidate.at } : undefined;
-		if (reminder) reminded.add(reminder);
+		if (reminder) memory.remind(reminder);
 		return {
 			candidate,
 			event: { event: 'session.abandoned', eventId: `session.abandoned:${id}:${candidate.time}`, at: candidate.at, session },
@@ -518,10 +523,13 @@ function nextHeld(
 
 /**
  * The state after handling `decisions.slice(0, handledCount)` (a prefix: the node may stop earlier than
- * the frontier, e.g. when the poll budget allows no more booking requests to be read).
+ * the frontier, e.g. when the poll budget allows no more booking requests to be read). The handled
+ * decisions are applied to `memories` (the poll's decoded memories: changed in place), which are then
+ * encoded into the state.
  */
 export function nextState(
 	previous: TriggerState,
+	memories: Memories,
 	evaluation: Evaluation,
 	decisions: Decision[],
 	handledCount: number,
@@ -559,9 +567,7 @@ export function nextState(
 			horizonOutcome.coverage,
 			evaluation.pages,
 		);
-		const seen = SeenMemory.decode(previous.sessions.seen);
-		const booked = BookedMemory.decode(skipsBooked(settings) ? previous.sessions.booked : undefined);
-		const reminded = RemindedMemory.decode(keepsReminded(settings) ? previous.sessions.reminded : undefined);
+		const { seen, booked, reminded } = memories;
 		for (const decision of decisions.slice(0, handledCount)) {
 			if (decision.seen) seen.add(decision.seen.id, decision.seen.at);
 			if (decision.booked) booked.add(decision.booked.codes, decision.booked.at);

@@ -16,7 +16,7 @@ import type { BookingRequest, BookingSession } from '../shared/types';
 import { isRecord, timestampMs } from '../shared/utils';
 import { isUuid } from '../shared/validation';
 import type { Decision, TriggerEvent, TriggerSettings } from './diff';
-import { baselineState, decide, evaluate, listsFor, nextState } from './diff';
+import { baselineState, decide, evaluate, listsFor, memoriesOf, nextState } from './diff';
 import { Planner, pollNow } from './planner';
 import type { WantedRequest } from './requestLookup';
 import { attachReserve, findInRequestList } from './requestLookup';
@@ -245,9 +245,10 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	if (!planner.windows) return { ...empty, cut: true, state: undefined };
 
 	const evaluation = evaluate(planner.windows, pages, now, fallbackNow);
-	const decisions = decide(previous, evaluation, settings);
+	const memories = memoriesOf(previous, settings);
+	const decisions = decide(memories, evaluation, settings);
 	const handled = await attachRequests(source, decisions, pages, options, calls);
-	const next = nextState(previous, evaluation, decisions, handled, settings, sessionsFirstPage, clock.skewMs);
+	const next = nextState(previous, memories, evaluation, decisions, handled, settings, sessionsFirstPage, clock.skewMs);
 	const events = decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event] : []));
 	const skipped = { booked: 0, cooldown: 0, noEmail: 0 };
 	for (const decision of decisions.slice(0, handled)) if (decision.skipped) skipped[decision.skipped]++;
