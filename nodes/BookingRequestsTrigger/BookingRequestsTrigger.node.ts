@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type {
 	IDataObject,
+	INode,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -23,8 +24,12 @@ import type { ItemOptions } from './items';
 import { needsRequest, toItems } from './items';
 import { pickSamples } from './samples';
 import { readState, STATE_KEY } from './state';
+import type { UpdateSettings } from './updates/detect';
+import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './updates/detect';
+import type { WatchGroup } from './updates/fields';
+import { WATCH_GROUPS } from './updates/fields';
 
-const EVENT_VALUES = ['sessionAbandoned', 'sessionCompleted', 'requestCreated'] as const;
+const EVENT_VALUES = ['sessionAbandoned', 'sessionCompleted', 'requestCreated', 'requestUpdated'] as const;
 
 interface Parameters {
 	settings: TriggerSettings;
@@ -40,10 +45,11 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 		sessionAbandoned: selected.includes('sessionAbandoned'),
 		sessionCompleted: selected.includes('sessionCompleted'),
 		requestCreated: selected.includes('requestCreated'),
+		requestUpdated: selected.includes('requestUpdated'),
 	};
 	if (!EVENT_VALUES.some((value) => events[value])) {
 		throw new NodeOperationError(node, 'Select at least one event', {
-			description: 'Choose Session Abandoned, Session Completed and/or New Request in "Events".',
+			description: 'Choose Session Abandoned, Session Completed, New Request and/or Request Updated in "Events".',
 		});
 	}
 	const minutes = Number(ctx.getNodeParameter('abandonedAfterMinutes', 30));
@@ -59,6 +65,7 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 	if (!Number.isFinite(cooldownDays) || cooldownDays < 0 || cooldownDays > 30) {
 		throw new NodeOperationError(node, `"Remind a Customer At Most Once Every (Days)" must be between 0 and 30, got ${String(options.customerCooldownDays)}`);
 	}
+	const updates = events.requestUpdated ? readUpdateOptions(node, options) : undefined;
 	const target = await resolveTarget(ctx);
 	const fingerprint = createHash('sha256')
 		.update(JSON.stringify([EVENT_VALUES.filter((value) => events[value]), formId ?? '', target.baseUrl, target.keyId]))
@@ -75,6 +82,7 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			...(skipIfBooked && formId ? { requestsForm: formId } : {}),
 			customerCooldownMs: Math.round(cooldownDays * 86_400_000),
 			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
+			...(updates ? { updates } : {}),
 			fingerprint,
 		},
 		formId,
@@ -84,6 +92,29 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
 		},
 	};
+}
+
+/** A comma-separated list of values, trimmed and in lower case (empty entries left out). */
+function valueList(raw: unknown): string[] {
+	if (raw === undefined || raw === null) return [];
+	return String(raw)
+		.split(',')
+		.map((value) => value.trim().toLowerCase())
+		.filter((value) => value !== '');
+}
+
+/** Request Updated's options, checked. */
+function readUpdateOptions(node: INode, options: IDataObject): UpdateSettings {
+	const watchNewest = Number(options.watchNewest ?? DEFAULT_WATCH_NEWEST);
+	if (!Number.isInteger(watchNewest) || watchNewest < 1 || watchNewest > MAX_WATCH_NEWEST) {
+		throw new NodeOperationError(node, `"Watch the Newest (Requests)" must be a whole number from 1 to ${MAX_WATCH_NEWEST}, got ${String(options.watchNewest)}`);
+	}
+	const raw = options.watchFields ?? [...WATCH_GROUPS];
+	const fields = Array.isArray(raw) ? raw.filter((field): field is WatchGroup => (WATCH_GROUPS as readonly unknown[]).includes(field)) : [];
+	if (fields.length === 0) {
+		throw new NodeOperationError(node, '"Fields to Watch" is empty', { description: 'Choose at least one field whose changes start "Request Updated".' });
+	}
+	return { watchNewest, fields, statusTo: valueList(options.statusChangesTo), leadStatusTo: valueList(options.leadStatusChangesTo) };
 }
 
 /** The poll budget on n8n versions that do not tell it (n8n 1.x, n8n 2.x before 2.40). */
@@ -118,7 +149,7 @@ export class BookingRequestsTrigger implements INodeType {
 		// "Abandoned after 30 min, Completed, New Request": short enough for the canvas, which cuts
 		// subtitles at about 25 characters (no arrow functions: both expression engines).
 		subtitle:
-			'={{ [$parameter["events"].includes("sessionAbandoned") ? "Abandoned after " + $parameter["abandonedAfterMinutes"] + " min" : "", $parameter["events"].includes("sessionCompleted") ? "Completed" : "", $parameter["events"].includes("requestCreated") ? "New Request" : ""].filter(Boolean).join(", ") }}',
+			'={{ [$parameter["events"].includes("sessionAbandoned") ? "Abandoned after " + $parameter["abandonedAfterMinutes"] + " min" : "", $parameter["events"].includes("sessionCompleted") ? "Completed" : "", $parameter["events"].includes("requestCreated") ? "New Request" : "", $parameter["events"].includes("requestUpdated") ? "Request Updated" : ""].filter(Boolean).join(", ") }}',
 		description: TRIGGER_DESCRIPTION,
 		defaults: { name: 'Booking Requests Trigger' },
 		polling: true,
@@ -186,6 +217,8 @@ export class BookingRequestsTrigger implements INodeType {
 				skippedBooked: result.skipped.booked,
 				skippedCooldown: result.skipped.cooldown,
 				skippedWithoutEmail: result.skipped.noEmail,
+				requestUpdates: result.updates.changed,
+				requestsLeftWatchedRange: result.updates.forgotten,
 				resumesNextPoll: result.cut,
 				budgetMs,
 			});

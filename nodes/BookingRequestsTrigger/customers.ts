@@ -17,6 +17,7 @@
  * and JSON-safe.
  */
 import { customerKeys } from '../shared/customer';
+import { ALPHABET, decodeNumber, encodeNumber } from './codec';
 import { codeOf, DAY_MS } from './memory';
 
 /** A booking is remembered this long (a draft started earlier is checked against the bookings kept). */
@@ -28,24 +29,7 @@ export const REMINDED_RETENTION_DAYS = 30;
 /** At most this many customers remembered as reminded (49 characters each: 2.45 MB at the bound). */
 export const REMINDED_LIMIT = 50_000;
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const NO_KEY = '........';
-
-function encodeNumber(value: number, width: number): string {
-	let out = '';
-	let rest = Math.max(0, Math.floor(value));
-	for (let i = 0; i < width; i++) {
-		out = ALPHABET[rest % 64] + out;
-		rest = Math.floor(rest / 64);
-	}
-	return out;
-}
-
-function decodeNumber(text: string): number {
-	let value = 0;
-	for (const char of text) value = value * 64 + ALPHABET.indexOf(char);
-	return value;
-}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

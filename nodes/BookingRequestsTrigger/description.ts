@@ -1,6 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { formLocator } from '../shared/locators';
+import { WATCH_PAGES_PER_POLL } from './planner/watched';
+import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './updates/detect';
 
 export const TRIGGER_DESCRIPTION =
 	'Starts a workflow when a customer leaves a booking unfinished, finishes a booking, or a new booking request arrives';
@@ -33,6 +35,12 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'New Request',
 				value: 'requestCreated',
 				description: 'A customer sent a booking request',
+			},
+			{
+				name: 'Request Updated',
+				value: 'requestUpdated',
+				description:
+					"A booking request's status, lead status, internal notes, completion or contact details changed (among the newest requests: see the options)",
 			},
 			{
 				name: 'Session Abandoned',
@@ -80,7 +88,7 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'simplify',
 		type: 'boolean',
 		default: true,
-		description: `Whether to return one flat item per event instead of the raw API object. Sessions: ${SIMPLE_SESSION_EVENT_FIELDS}. New requests: event, event_id, form_name and the simplified request of the action node.`,
+		description: `Whether to return one flat item per event instead of the raw API object. Sessions: ${SIMPLE_SESSION_EVENT_FIELDS}. New and updated requests: event, event_id, form_name and the simplified request of the action node (updated requests also changed_fields and previous).`,
 	},
 	{
 		displayName: 'Options',
@@ -89,6 +97,21 @@ export const triggerProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			{
+				displayName: 'Fields to Watch',
+				name: 'watchFields',
+				type: 'multiOptions',
+				default: ['status', 'lead_status', 'internal_notes', 'completed_at', 'contact'],
+				displayOptions: { show: { '/events': ['requestUpdated'] } },
+				description: 'Which changes start "Request Updated". A change of other fields is not reported.',
+				options: [
+					{ name: 'Completed At', value: 'completed_at' },
+					{ name: 'Contact (Name, E-Mail, Phone)', value: 'contact' },
+					{ name: 'Internal Notes', value: 'internal_notes' },
+					{ name: 'Lead Status', value: 'lead_status' },
+					{ name: 'Status', value: 'status' },
+				],
+			},
 			{
 				displayName: 'Fire Again If Reabandoned',
 				name: 'fireAgainIfReabandoned',
@@ -126,6 +149,26 @@ export const triggerProperties: INodeProperties[] = [
 					'Whether to leave out abandoned sessions without an e-mail address (about 1 in 5: the widget can save a draft before or without the e-mail). Turn on for reminder e-mails; other events are not filtered.',
 			},
 			{
+				displayName: 'Only When Lead Status Changes To',
+				name: 'leadStatusChangesTo',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. qualified, won',
+				displayOptions: { show: { '/events': ['requestUpdated'] } },
+				description:
+					'Comma-separated lead status values: "Request Updated" only when the lead status changed to one of them (case is ignored). With both "Only When" options set, either passes. Empty: any change.',
+			},
+			{
+				displayName: 'Only When Status Changes To',
+				name: 'statusChangesTo',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. complete, cancelled',
+				displayOptions: { show: { '/events': ['requestUpdated'] } },
+				description:
+					'Comma-separated status values: "Request Updated" only when the status changed to one of them (case is ignored). With both "Only When" options set, either passes. Empty: any change.',
+			},
+			{
 				displayName: 'Remind a Customer At Most Once Every (Days)',
 				name: 'customerCooldownDays',
 				type: 'number',
@@ -134,6 +177,15 @@ export const triggerProperties: INodeProperties[] = [
 				displayOptions: { show: { '/events': ['sessionAbandoned'] } },
 				description:
 					'After a "Session Abandoned" for a customer (same e-mail or phone), no other one for that customer for this many days, whatever the session or form. 0: off.',
+			},
+			{
+				displayName: 'Watch the Newest (Requests)',
+				name: 'watchNewest',
+				type: 'number',
+				default: DEFAULT_WATCH_NEWEST,
+				typeOptions: { minValue: 1, maxValue: MAX_WATCH_NEWEST },
+				displayOptions: { show: { '/events': ['requestUpdated'] } },
+				description: `How many of the newest booking requests "Request Updated" watches. Each poll reads the newest 100 and up to ${WATCH_PAGES_PER_POLL * 100} older ones in turn (1 call per 100): up to 1,100 are checked every poll, more take several polls. Older requests are not watched.`,
 			},
 		],
 	},

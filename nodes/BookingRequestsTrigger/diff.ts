@@ -28,13 +28,16 @@ import type { Memories } from './memories';
 import { DecisionMemory, decodeMemories } from './memories';
 import type { HeldState, TriggerState, WindowState } from './state';
 import { EDGE_WINDOW_MS, pruneCheckpoints, STATE_VERSION } from './state';
+import type { UpdateSettings } from './updates/detect';
 import type { Coverage, ListItem, ListName, Located, PageObservation, Run, Window, WindowName } from './windows';
 import { coverageOf, readBounds, runsOf, sortTime } from './windows';
 
-export type EventName = 'session.abandoned' | 'session.completed' | 'request.created';
+export type EventName = 'session.abandoned' | 'session.completed' | 'request.created' | 'request.updated';
 
 export interface TriggerSettings {
-	events: { sessionAbandoned: boolean; sessionCompleted: boolean; requestCreated: boolean };
+	events: { sessionAbandoned: boolean; sessionCompleted: boolean; requestCreated: boolean; requestUpdated?: boolean };
+	/** Request Updated's options (updates/detect.ts); set when that event is selected. */
+	updates?: UpdateSettings;
 	abandonedAfterMs: number;
 	fireAgainIfReabandoned: boolean;
 	onlyRecovered: boolean;
@@ -81,6 +84,9 @@ export interface TriggerEvent {
 	recoveredFromSessionId?: string | null;
 	/** session.completed: whole minutes from that session's last activity to this completion (null when not recovered or unknown). */
 	minutesToRecover?: number | null;
+	/** request.updated: the changed fields (empty when not known) and their earlier values (null when not known). */
+	changedFields?: string[];
+	previous?: Record<string, string | null> | null;
 }
 
 /** A completion is a recovery when the customer was reported abandoned at most this many days before. */
@@ -101,10 +107,12 @@ function keepsReminded(settings: TriggerSettings): boolean {
  * the bookings that Skip Customers Who Booked checks, the customers of bookings without a saved
  * draft (recovery) and the booking requests attached to completions (fetch.ts).
  */
-export function listsFor(settings: TriggerSettings): { sessions: boolean; requests: boolean } {
+export function listsFor(settings: TriggerSettings): { sessions: boolean; requests: boolean; updates: boolean } {
+	const updates = settings.events.requestUpdated === true;
 	return {
 		sessions: settings.events.sessionAbandoned || settings.events.sessionCompleted,
-		requests: settings.events.requestCreated || skipsBooked(settings),
+		requests: settings.events.requestCreated || skipsBooked(settings) || updates,
+		updates,
 	};
 }
 

@@ -22,6 +22,7 @@ import type { WantedRequest } from './requestLookup';
 import { attachReserve, findInRequestList } from './requestLookup';
 import type { TriggerState } from './state';
 import { serverNow } from './state';
+import { mergeByTime, watchUpdates } from './updates/poll';
 import type { ListItem, ListName, PageObservation } from './windows';
 
 /**
@@ -133,6 +134,8 @@ export interface PollResult {
 	customersForgotten: { booked: number; reminded: number };
 	/** Session Abandoned events not emitted for an idle open session, by reason (handled decisions). */
 	skipped: { booked: number; cooldown: number; noEmail: number };
+	/** Request Updated: changes reported, and requests forgotten because they left the watched range. */
+	updates: { changed: number; forgotten: number };
 	calls: { sessions: number; requests: number; getRequest: number };
 }
 
@@ -238,10 +241,15 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	}
 
 	const now = planner.now ?? pollNow(pages, fallbackNow);
-	const empty = { events: [], baseline: !previous, now, cut, forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: { booked: 0, cooldown: 0, noEmail: 0 }, calls };
+	const empty = { events: [], baseline: !previous, now, cut, forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: { booked: 0, cooldown: 0, noEmail: 0 }, updates: { changed: 0, forgotten: 0 }, calls };
 	if (pages.length === 0) return { ...empty, cut: true, state: undefined };
 	const sessionsFirstPage = pages.find((page) => page.list === 'sessions' && page.page === 1);
-	if (!previous) return { ...empty, state: baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs) };
+	const updatesOf = (state: TriggerState) => watchUpdates({ previous: previous?.updates, watched: planner.watched, pages, requests: state.requests, now, settings });
+	if (!previous) {
+		const state = baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs);
+		const updates = updatesOf(state);
+		return { ...empty, state: updates ? { ...state, updates: updates.state } : state };
+	}
 	if (!planner.windows) return { ...empty, cut: true, state: undefined };
 
 	const evaluation = evaluate(planner.windows, pages, now, fallbackNow);
@@ -249,12 +257,17 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	const decisions = decide(memories, evaluation, settings);
 	const handled = await attachRequests(source, decisions, pages, options, calls);
 	const next = nextState(previous, memories, evaluation, decisions, handled, settings, sessionsFirstPage, clock.skewMs);
-	const events = decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event] : []));
+	const updates = updatesOf(next.state);
+	const events = mergeByTime(
+		decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event] : [])),
+		updates?.events ?? [],
+	);
 	const skipped = { booked: 0, cooldown: 0, noEmail: 0 };
 	for (const decision of decisions.slice(0, handled)) if (decision.skipped) skipped[decision.skipped]++;
 	return {
 		events,
-		state: next.state,
+		state: updates ? { ...next.state, updates: updates.state } : next.state,
+		updates: { changed: updates?.events.length ?? 0, forgotten: updates?.forgotten ?? 0 },
 		baseline: false,
 		now,
 		cut: cut || handled < decisions.length || evaluation.outcomes.some((outcome) => !outcome.complete),

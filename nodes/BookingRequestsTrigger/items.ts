@@ -133,9 +133,10 @@ export function shapeItems(events: TriggerEvent[], options: ItemOptions, formNam
 				json: options.simplify ? simpleSessionItem(event, event.session, options, formNames) : rawSessionItem(event, event.session, options),
 			});
 		} else if (event.request) {
-			const json = options.simplify
+			const json: IDataObject = options.simplify
 				? { event: event.event, event_id: event.eventId, ...withFormName(simplifyRequest(event.request), formNames) }
 				: { ...event.request, event: event.event, event_id: event.eventId };
+			if (event.event === 'request.updated') Object.assign(json, { changed_fields: event.changedFields ?? [], previous: event.previous ?? null });
 			items.push({ json });
 		}
 	}

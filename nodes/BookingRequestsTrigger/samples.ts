@@ -7,6 +7,7 @@
 
 import { draftContact, hasEmail } from '../shared/output/session';
 import type { BookingRequest, BookingSession } from '../shared/types';
+import { timestampMs } from '../shared/utils';
 import type { TriggerEvent, TriggerSettings } from './diff';
 import { activityOf, requestSortTime } from './diff';
 
@@ -70,6 +71,23 @@ export function pickSamples(
 		const dated = requests.filter((request) => requestSortTime(request) !== null);
 		for (const sample of (dated.length > 0 ? dated : requests).slice(0, SAMPLES_PER_EVENT)) {
 			samples.push({ event: 'request.created', eventId: `request.created:${sample.id}`, at: requestSortTime(sample) ?? now, request: sample });
+		}
+	}
+	if (settings.events.requestUpdated && requests) {
+		// The requests changed last (by `updated_at`); what changed is not known from one read.
+		const changed = requests
+			.filter((request) => timestampMs(request.updated_at) !== null)
+			.sort((a, b) => (timestampMs(b.updated_at) as number) - (timestampMs(a.updated_at) as number));
+		for (const sample of (changed.length > 0 ? changed : requests).slice(0, SAMPLES_PER_EVENT)) {
+			const at = timestampMs(sample.updated_at);
+			samples.push({
+				event: 'request.updated',
+				eventId: `request.updated:${sample.id}:${at ?? 'sample'}`,
+				at: at ?? now,
+				request: sample,
+				changedFields: [],
+				previous: null,
+			});
 		}
 	}
 	return samples;

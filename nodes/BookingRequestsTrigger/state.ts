@@ -23,6 +23,8 @@ import type { PackedDays } from './customers';
 import { isPackedBooked, isPackedReminded } from './customers';
 import type { PackedKeys, PackedSeen } from './memory';
 import { isPackedCodes } from './memory';
+import type { UpdatesState } from './updates/records';
+import { isUpdatesState } from './updates/records';
 
 /**
  * v1: capped pending/abandoned/completed id lists (read back as "no state": a new baseline).
@@ -91,6 +93,8 @@ export interface TriggerState {
 	skewMs: number;
 	sessions?: SessionsState;
 	requests?: WindowState;
+	/** Request Updated: the watched requests as last read (updates/records.ts); absent when not selected. */
+	updates?: UpdatesState;
 }
 
 /** Milliseconds of an API timestamp (ISO, or epoch ms); null when missing or unreadable. */
@@ -183,7 +187,7 @@ function readSessions(raw: unknown): SessionsState | undefined {
  * requests window gets one starting at its last poll (requests created since are read), and a window
  * no longer needed is dropped, so switching those options never takes a new baseline.
  */
-export function readState(raw: unknown, fingerprint: string, lists: { sessions: boolean; requests: boolean }): TriggerState | undefined {
+export function readState(raw: unknown, fingerprint: string, lists: { sessions: boolean; requests: boolean; updates?: boolean }): TriggerState | undefined {
 	if (!isRecord(raw) || (raw.v !== STATE_VERSION && raw.v !== 2) || raw.fp !== fingerprint) return undefined;
 	if (!isMs(raw.since) || !isMs(raw.polledAt) || !isMs(raw.skewMs)) return undefined;
 	const sessions = raw.sessions === undefined ? undefined : readSessions(raw.sessions);
@@ -193,6 +197,15 @@ export function readState(raw: unknown, fingerprint: string, lists: { sessions: 
 	if (lists.sessions !== (sessions !== undefined)) return undefined;
 	if (lists.requests && !requests) requests = { floor: raw.polledAt, done: {} };
 	if (!lists.requests) requests = undefined;
+	// Request Updated's records: dropped when it is not selected; a malformed copy starts them afresh
+	// (its next poll only remembers), without a new baseline for the other events.
+	const kept = lists.updates === true && isUpdatesState(raw.updates) ? raw.updates : undefined;
+	const updates: UpdatesState | undefined = kept && {
+		from: kept.from,
+		...(kept.cursor !== undefined ? { cursor: kept.cursor } : {}),
+		values: [...kept.values],
+		records: kept.records,
+	};
 	return {
 		v: STATE_VERSION,
 		fp: raw.fp,
@@ -201,6 +214,7 @@ export function readState(raw: unknown, fingerprint: string, lists: { sessions: 
 		skewMs: raw.skewMs,
 		...(sessions ? { sessions } : {}),
 		...(requests ? { requests } : {}),
+		...(updates ? { updates } : {}),
 	};
 }
 

@@ -27,6 +27,8 @@ import type { Plan } from './search';
 import { locate, locateStart, stopAtPageStart } from './search';
 import type { Target } from './target';
 import { covered, reachedBy, runStopped, stopOf } from './target';
+import type { WatchedReads } from './watched';
+import { readWatched } from './watched';
 
 export type { PageRequest } from './listView';
 export { shareBudget } from './pace';
@@ -66,6 +68,8 @@ export class Planner {
 	now: number | undefined;
 	/** The windows of this poll (undefined for a baseline). */
 	windows: Window[] | undefined;
+	/** Where Request Updated's rotation got to (undefined: it did not move). */
+	watched: WatchedReads | undefined;
 
 	private readonly view: ListView;
 	/** Pages kept for the targets still to be read (a search or a run of this one may not use them). */
@@ -95,10 +99,15 @@ export class Planner {
 				const horizon = this.now - settings.abandonedAfterMs;
 				if (locatedBelow(this.input.pages, 'sessions', horizon) === undefined) yield* locate(this.view, this.gate, 'sessions', (at) => at <= horizon, 2);
 			}
-			return;
+		} else {
+			this.windows = windowsOf(previous, settings, this.now);
+			yield* this.readTargets(this.targetsOf(this.windows));
 		}
-		this.windows = windowsOf(previous, settings, this.now);
-		yield* this.readTargets(this.targetsOf(this.windows));
+		// Request Updated's older pages come last: the pages the windows read serve it too.
+		if (settings.events.requestUpdated && settings.updates) {
+			this.reserve = 0;
+			this.watched = yield* readWatched(this.view, this.gate, settings.updates.watchNewest, previous?.updates?.cursor);
+		}
 	}
 
 	/**

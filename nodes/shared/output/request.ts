@@ -12,6 +12,7 @@ export const SIMPLE_REQUEST_FIELDS = [
 	'id',
 	'status',
 	'lead_status',
+	'internal_notes',
 	'first_name',
 	'last_name',
 	'email',
