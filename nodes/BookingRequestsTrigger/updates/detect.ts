@@ -127,6 +127,9 @@ function recordMs(value: number | null): number | null {
 export function detectUpdates(input: DetectInput): DetectResult {
 	const { memory, settings, now } = input;
 	const selected = selectedFields(settings.fields);
+	// The contact is kept (sealed: about 90 of a record's 130 bytes) only when it is watched.
+	const keepContact = settings.fields.includes('contact');
+	const sealOf = (id: string, request: BookingRequest, current: Watched) => (keepContact ? seal(id, current.contact ?? contactOf(request)) : '');
 	const changes: RequestChange[] = [];
 	for (const { request, rank } of watchedReadings(input.pages, settings.watchNewest).values()) {
 		if (!input.passed(request)) continue;
@@ -142,7 +145,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 			if (!input.baseline && existedAtActivation && updatedAt !== null && updatedAt > input.since && reportable && passesFilters(settings, 'unknown', current)) {
 				changes.push({ request, eventId: `request.updated:${id}:${updatedAt}`, at, changedFields: [], previous: null });
 			}
-			memory.set(id, { rank: rank ?? 0, updatedAt: recordMs(updatedAt), watched: current, sealed: seal(id, current.contact ?? contactOf(request)) });
+			memory.set(id, { rank: rank ?? 0, updatedAt: recordMs(updatedAt), watched: current, sealed: sealOf(id, request, current) });
 			continue;
 		}
 		const before: Watched = { ...record.watched, contact: UpdatesMemory.contactOf(id, record) };
@@ -153,7 +156,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 			updatedAt: recordMs(updatedAt),
 			watched: current,
 			// Sealed again only when the contact changed: an unchanged record keeps its stored form.
-			sealed: contactChanged ? seal(id, current.contact ?? contactOf(request)) : record.sealed,
+			sealed: !keepContact ? '' : contactChanged ? sealOf(id, request, current) : record.sealed,
 		});
 		const reported = changed.filter((field) => selected.has(field));
 		if (reported.length === 0 || !reportable || !passesFilters(settings, reported, current)) continue;

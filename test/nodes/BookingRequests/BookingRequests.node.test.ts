@@ -104,7 +104,8 @@ describe('simplified booking request: what a CRM sync maps, flat', () => {
 		if (attribution.source !== undefined) expect(item.attribution_source).toBe(attribution.source);
 		expect(item).not.toHaveProperty('intake_responses');
 		expect(item).not.toHaveProperty('attribution');
-		expect(item).not.toHaveProperty('internal_notes');
+		// the business's notes are part of what a CRM sync keeps (Request Updated watches them)
+		expect(item.internal_notes).toBe(request.internal_notes ?? null);
 	});
 });
 
