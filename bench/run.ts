@@ -86,7 +86,13 @@ async function main() {
 			],
 		],
 		// Issue 13: a backlog drained under n8n's durable-scheduler poll budget (36 s).
-		['trigger', [['bench/triggerRows.ts', ['backlog', args.has('--quick') ? '600' : '4800']]]],
+		[
+			'trigger',
+			[
+				['bench/triggerRows.ts', ['backlog', args.has('--quick') ? '600' : '4800']],
+				...['100', '500', '2000', '5000'].map((window) => ['bench/triggerRows.ts', ['updates', window]] as [string, string[]]),
+			],
+		],
 		// Issue 14: the same Return All at the server's arrival times, per network latency.
 		['pacing', ['0', '100', '250', '80-320'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],
 		['queue', [['bench/pacingRows.ts', ['queue', '3', '1000']]]],

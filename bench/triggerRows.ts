@@ -19,7 +19,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { createHarness } from '../test/support/inProcessN8n';
 import type { PollState } from '../test/support/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
-import { hashKey, startSandbox } from '../test/sandbox';
+import { hashKey, sortRequests, startSandbox } from '../test/sandbox';
 import type { RowResult } from './rows';
 
 const BUDGET_MS = 36_000;
@@ -97,9 +97,77 @@ export async function triggerBacklogRow(sessions: number): Promise<RowResult> {
 	}
 }
 
+/**
+ * Request Updated over a watched range of `window` requests (issue 26), New Request and Request
+ * Updated selected, at the contract's 1 request/s and a 36 s budget. After the first read and one
+ * warm cycle, one request on every watched page is changed right after a poll; the row counts the
+ * polls until the last change is reported (the longest delay: a page read just before its change
+ * waits a whole cycle), the calls per poll and the state's size. Minimum: each watched page read once.
+ */
+export async function triggerUpdatesRow(window: number): Promise<RowResult> {
+	const sandbox = await startSandbox({ sizes: { requests: window + 100, sessions: 5, forms: 2 } });
+	try {
+		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+		const parameters = { events: ['requestCreated', 'requestUpdated'], options: { watchNewest: window } };
+		const state: PollState = { staticData: {} };
+		const poll = async () => {
+			const before = sandbox.log.length;
+			const started = performance.now();
+			const result = await harness.poll(parameters, state, 'trigger', { budgetMs: BUDGET_MS, typeVersion: 1.1 });
+			state.staticData = JSON.parse(JSON.stringify(state.staticData)) as IDataObject;
+			return { items: result ? result[0].map((item) => item.json) : [], calls: sandbox.log.length - before, seconds: (performance.now() - started) / 1000 };
+		};
+		const pages = ceil100(window);
+		const cycle = Math.max(1, Math.ceil((pages - 1) / 10));
+		await poll(); // activation: remembers the range read
+		for (let i = 0; i < cycle; i++) await poll(); // one warm cycle: every watched page read
+		sandbox.clearLog();
+
+		const list = sortRequests(sandbox.workspace().requests);
+		const changed = new Set<string>();
+		for (let page = 0; page < pages; page++) {
+			const target = list[page * 100]; // the newest request of each watched page
+			sandbox.updateRequest(target.id, { lead_status: 'contacted-bench' });
+			changed.add(target.id);
+		}
+		const reported = new Set<string>();
+		let polls = 0;
+		let maxCalls = 0;
+		let longest = 0;
+		let seconds = 0;
+		while (reported.size < changed.size && polls < cycle + 3) {
+			const outcome = await poll();
+			polls++;
+			maxCalls = Math.max(maxCalls, outcome.calls);
+			longest = Math.max(longest, outcome.seconds);
+			seconds += outcome.seconds;
+			for (const item of outcome.items) if (item.event === 'request.updated') reported.add(String(item.id));
+		}
+		if (reported.size !== changed.size) throw new Error(`${changed.size - reported.size} changes not reported after ${polls} polls`);
+		const stored = (state.staticData['node:Booking Requests Trigger'] as IDataObject | undefined)?.bookingRequestsTrigger as IDataObject | undefined;
+		const updatesBytes = JSON.stringify(stored?.updates ?? {}).length;
+		const gaps = acceptedGaps(sandbox.log, hashKey(sandbox.keys.demo));
+		return {
+			row: `Trigger: Request Updated over the newest ${window.toLocaleString('en-US')} requests (a change on every watched page)`,
+			items: reported.size,
+			calls: sandbox.log.length,
+			minCalls: pages,
+			seconds,
+			minSeconds: pages - 1,
+			rateLimited: rateLimitedCount(sandbox.log, hashKey(sandbox.keys.demo)),
+			minGapMs: gaps.length ? Math.min(...gaps) : null,
+			peakRssMb: peakRssMb(),
+			note: `at most ${maxCalls} calls a poll (longest ${longest.toFixed(1)} s of 36 s); every change reported within ${polls} poll${polls === 1 ? '' : 's'} (cycle ${cycle}); Request Updated's state ${updatesBytes.toLocaleString('en-US')} bytes (${(updatesBytes / window).toFixed(0)} per request)`,
+		};
+	} finally {
+		await sandbox.close();
+	}
+}
+
 if (process.argv[1]?.endsWith('triggerRows.ts')) {
 	const [name, arg] = process.argv.slice(2);
-	const run = name === 'backlog' ? triggerBacklogRow(Number(arg)) : Promise.reject(new Error(`unknown trigger row ${name}`));
+	const run =
+		name === 'backlog' ? triggerBacklogRow(Number(arg)) : name === 'updates' ? triggerUpdatesRow(Number(arg)) : Promise.reject(new Error(`unknown trigger row ${name}`));
 	run
 		.then((row) => {
 			process.stdout.write(`\n${JSON.stringify([row])}\n`);
