@@ -1,5 +1,5 @@
 /**
- * Build of the two editions, from the one source tree (README "Editions"):
+ * Build of the two editions, from the one source tree (docs/guides/queue-mode.md, "Why two packages"):
  * - the n8n Cloud edition, `n8n-nodes-booking-requests` (the package at the repository root): dist/;
  * - the queue edition, `n8n-nodes-booking-requests-queue` (self-hosted queue mode: the rate limit shared
  *   through Redis): editions/queue/ (package.json, README.md, LICENSE, dist/).
