@@ -28,6 +28,7 @@ import type { UpdateSettings } from './updates/detect';
 import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './updates/detect';
 import type { WatchGroup } from './updates/fields';
 import { WATCH_GROUPS } from './updates/fields';
+import { afterKeyChange } from './workspace';
 
 const EVENT_VALUES = ['sessionAbandoned', 'sessionCompleted', 'requestCreated', 'requestUpdated'] as const;
 
@@ -36,6 +37,8 @@ interface Parameters {
 	formId: string | undefined;
 	/** How events become items (items.ts); `now` is set per poll. */
 	output: Omit<ItemOptions, 'now'>;
+	/** The credential's key id (a hash), and the fingerprint versions before 0.2 wrote (it covered the key). */
+	key: { id: string; legacyFingerprint: string };
 }
 
 async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
@@ -67,10 +70,10 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 	}
 	const updates = events.requestUpdated ? readUpdateOptions(node, options) : undefined;
 	const target = await resolveTarget(ctx);
-	const fingerprint = createHash('sha256')
-		.update(JSON.stringify([EVENT_VALUES.filter((value) => events[value]), formId ?? '', target.baseUrl, target.keyId]))
-		.digest('hex')
-		.slice(0, 16);
+	// Not the key: another key of the same workspace continues the state (workspace.ts).
+	const about = [EVENT_VALUES.filter((value) => events[value]), formId ?? '', target.baseUrl];
+	const fingerprintOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+	const fingerprint = fingerprintOf(about);
 	return {
 		settings: {
 			events,
@@ -86,6 +89,7 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			fingerprint,
 		},
 		formId,
+		key: { id: target.keyId, legacyFingerprint: fingerprintOf([...about, target.keyId]) },
 		output: {
 			simplify: ctx.getNodeParameter('simplify', true) !== false,
 			includeRequest: options.includeRequest === true && events.sessionCompleted,
@@ -164,7 +168,7 @@ export class BookingRequestsTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const { settings, formId, output } = await readParameters(this);
+		const { settings, formId, output, key: apiKey } = await readParameters(this);
 		// A completed session's booking request is read (within the budget) when its item needs it.
 		const requestNeeded = (session: BookingSession) => needsRequest(session, output);
 		const budgetMs = pollBudgetMs(this);
@@ -188,8 +192,14 @@ export class BookingRequestsTrigger implements INodeType {
 		running.set(key, Date.now() + budgetMs + REQUEST_TIMEOUT_MS);
 		try {
 			const staticData = this.getWorkflowStaticData('node');
-			const previous = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings));
+			const stored = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings), { fingerprint: apiKey.legacyFingerprint, key: apiKey.id });
 			const active = settings.requestsForm ? apiSource(this, formId, deadline, { requestsOfEveryForm: true }) : source;
+			const change = stored && (await afterKeyChange(stored, apiKey.id, active));
+			if (change?.continues === 'later') return null;
+			if (change?.continues === false) {
+				this.logger.info(`Booking Requests Trigger: the API key changed and ${change.reason === 'another workspace' ? 'belongs to another workspace' : 'the state holds no request to compare workspaces with'}; starting afresh from now.`);
+			}
+			const previous = change?.continues === true ? change.state : undefined;
 			const result = await pollChanges(active, previous, settings, {
 				budget: new CallBudget(deadline),
 				needsRequest: requestNeeded,
@@ -207,7 +217,7 @@ export class BookingRequestsTrigger implements INodeType {
 			}
 			// Built before the state is stored: a failed Get request fails the poll and nothing advances.
 			const items = await toItems(this, result.events, { ...output, now: result.now }, { deadline });
-			if (result.state) staticData[STATE_KEY] = result.state as unknown as IDataObject;
+			if (result.state) staticData[STATE_KEY] = { ...result.state, key: apiKey.id } as unknown as IDataObject;
 			this.logger.debug('Booking Requests Trigger poll', {
 				baseline: result.baseline,
 				events: items.length,

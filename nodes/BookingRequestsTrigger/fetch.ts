@@ -23,6 +23,7 @@ import { attachReserve, findInRequestList } from './requestLookup';
 import type { TriggerState } from './state';
 import { serverNow } from './state';
 import { mergeByTime, watchUpdates } from './updates/poll';
+import { refOf } from './workspace';
 import type { ListItem, ListName, PageObservation } from './windows';
 
 /**
@@ -105,6 +106,12 @@ export interface PageSource {
 	readPage(list: ListName, page: number): Promise<PageRead<ListItem> | undefined>;
 	/** A booking request by id; null when it does not exist (404); undefined when the budget is spent. */
 	fetchRequest(id: string): Promise<BookingRequest | null | undefined>;
+}
+
+/** The state with a booking request id of its workspace (workspace.ts), when one is known. */
+function withRef(state: TriggerState, pages: PageObservation[], previous: string | undefined): TriggerState {
+	const ref = refOf(pages, previous);
+	return ref === undefined ? state : { ...state, ref };
 }
 
 /** Calls the poll can still afford. */
@@ -248,7 +255,7 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	if (!previous) {
 		const state = baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs);
 		const updates = updatesOf(state);
-		return { ...empty, state: updates ? { ...state, updates: updates.state } : state };
+		return { ...empty, state: withRef(updates ? { ...state, updates: updates.state } : state, pages, undefined) };
 	}
 	if (!planner.windows) return { ...empty, cut: true, state: undefined };
 
@@ -266,7 +273,7 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	for (const decision of decisions.slice(0, handled)) if (decision.skipped) skipped[decision.skipped]++;
 	return {
 		events,
-		state: updates ? { ...next.state, updates: updates.state } : next.state,
+		state: withRef(updates ? { ...next.state, updates: updates.state } : next.state, pages, previous.ref),
 		updates: { changed: updates?.events.length ?? 0, forgotten: updates?.forgotten ?? 0 },
 		baseline: false,
 		now,

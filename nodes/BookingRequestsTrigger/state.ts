@@ -83,8 +83,15 @@ export interface SessionsState {
 
 export interface TriggerState {
 	v: typeof STATE_VERSION;
-	/** Fingerprint of what the state is about (events, form filter, API target). Another value: reset. */
+	/** Fingerprint of what the state is about (events, form filter, Base URL). Another value: reset. */
 	fp: string;
+	/**
+	 * The API key that last polled, as its key id (a hash: shared/transport/keyId.ts). Another key of
+	 * the same workspace continues the state (workspace.ts); absent in states of older versions.
+	 */
+	key?: string;
+	/** A booking request id of the workspace (the newest read), to tell whether a new key reads the same one. */
+	ref?: string;
 	/** Server time of the baseline (first activation or last reset). */
 	since: number;
 	/** Server time of the last poll that produced this state. */
@@ -104,6 +111,10 @@ export const timeOf = timestampMs;
 // Reading a stored state back. Static data may come from an older version of the package, be
 // hand-edited, or be partly written: anything that does not validate is treated as absent (a new
 // baseline), never as a reason to fail every poll.
+
+function isShortText(value: unknown): value is string {
+	return typeof value === 'string' && value.length > 0 && value.length <= 64;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -187,8 +198,18 @@ function readSessions(raw: unknown): SessionsState | undefined {
  * requests window gets one starting at its last poll (requests created since are read), and a window
  * no longer needed is dropped, so switching those options never takes a new baseline.
  */
-export function readState(raw: unknown, fingerprint: string, lists: { sessions: boolean; requests: boolean; updates?: boolean }): TriggerState | undefined {
-	if (!isRecord(raw) || (raw.v !== STATE_VERSION && raw.v !== 2) || raw.fp !== fingerprint) return undefined;
+export function readState(
+	raw: unknown,
+	fingerprint: string,
+	lists: { sessions: boolean; requests: boolean; updates?: boolean },
+	/** The fingerprint older versions wrote (it covered the key): read as this one, by that key. */
+	legacy?: { fingerprint: string; key: string },
+): TriggerState | undefined {
+	if (!isRecord(raw) || (raw.v !== STATE_VERSION && raw.v !== 2)) return undefined;
+	const fromLegacy = legacy !== undefined && raw.fp === legacy.fingerprint;
+	if (raw.fp !== fingerprint && !fromLegacy) return undefined;
+	const key = fromLegacy ? legacy.key : isShortText(raw.key) ? raw.key : undefined;
+	const ref = isShortText(raw.ref) ? raw.ref : undefined;
 	if (!isMs(raw.since) || !isMs(raw.polledAt) || !isMs(raw.skewMs)) return undefined;
 	const sessions = raw.sessions === undefined ? undefined : readSessions(raw.sessions);
 	let requests = raw.requests === undefined ? undefined : readWindow(raw.requests);
@@ -208,7 +229,9 @@ export function readState(raw: unknown, fingerprint: string, lists: { sessions: 
 	};
 	return {
 		v: STATE_VERSION,
-		fp: raw.fp,
+		fp: fingerprint,
+		...(key !== undefined ? { key } : {}),
+		...(ref !== undefined ? { ref } : {}),
 		since: raw.since,
 		polledAt: raw.polledAt,
 		skewMs: raw.skewMs,
