@@ -13,7 +13,7 @@
  *   key codes (2 × 8; "........" when the customer has one key) + event ms of the day (5) + idle
  *   seconds (5) + session id (22), 49 characters per customer.
  *
- * Past a bound, the oldest day is forgotten whole and the node logs a warning (never a crash). Pure
+ * Past a bound, the oldest entries are forgotten (within a day too) and the node logs a warning (never a crash). Pure
  * and JSON-safe.
  */
 import { customerKeys } from '../shared/customer';
@@ -115,24 +115,16 @@ export class BookedMemory {
 		return this.latest.size;
 	}
 
-	/** Forgets bookings older than the retention, then whole oldest days while over `limit`. */
+	/** Forgets bookings older than the retention, then the oldest bookings (within a day too) while over `limit`. */
 	prune(now: number, limit = BOOKED_LIMIT): void {
 		this.droppedForBound = 0;
 		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
 		for (const [code, ms] of this.latest) if (ms < oldest) this.latest.delete(code);
-		if (this.latest.size <= limit) return;
-		const byDay = new Map<number, string[]>();
-		for (const [code, ms] of this.latest) {
-			const list = byDay.get(dayOf(ms)) ?? [];
-			list.push(code);
-			byDay.set(dayOf(ms), list);
-		}
-		for (const day of [...byDay.keys()].sort((a, b) => a - b)) {
-			if (this.latest.size <= limit) break;
-			const codes = byDay.get(day) as string[];
-			for (const code of codes) this.latest.delete(code);
-			this.droppedForBound += codes.length;
-		}
+		const excess = this.latest.size - limit;
+		if (excess <= 0) return;
+		const byAge = [...this.latest].sort((a, b) => a[1] - b[1]);
+		for (const [code] of byAge.slice(0, excess)) this.latest.delete(code);
+		this.droppedForBound = excess;
 	}
 
 	encode(): PackedDays {
@@ -215,20 +207,16 @@ export class RemindedMemory {
 		return this.records().length;
 	}
 
-	/** Forgets abandonments older than the retention, then whole oldest days while over `limit`. */
+	/** Forgets abandonments older than the retention, then the oldest ones (within a day too) while over `limit`. */
 	prune(now: number, limit = REMINDED_LIMIT): void {
 		this.droppedForBound = 0;
 		const oldest = now - REMINDED_RETENTION_DAYS * DAY_MS;
 		const records = this.records();
 		for (const record of records) if (record.at < oldest) this.detach(record);
-		let kept = records.filter((record) => record.at >= oldest).sort((a, b) => a.at - b.at);
-		while (kept.length > limit) {
-			const day = dayOf(kept[0].at);
-			const gone = kept.filter((record) => dayOf(record.at) === day);
-			for (const record of gone) this.detach(record);
-			this.droppedForBound += gone.length;
-			kept = kept.slice(gone.length);
-		}
+		const kept = records.filter((record) => record.at >= oldest).sort((a, b) => a.at - b.at);
+		const gone = kept.slice(0, Math.max(0, kept.length - limit));
+		for (const record of gone) this.detach(record);
+		this.droppedForBound = gone.length;
 	}
 
 	encode(): PackedDays {

@@ -109,7 +109,7 @@ export const DAY_MS = 86_400_000;
 export const SEEN_RETENTION_DAYS = 30;
 /**
  * At most this many sessions remembered as seen abandoned: 56,000 codes are 448,000 characters of
- * static data (+ 31 day keys). Past it, the oldest day is dropped whole (and the node logs a warning).
+ * static data (+ 31 day keys). Past it, the oldest sessions are dropped (and the node logs a warning).
  */
 export const SEEN_LIMIT = 56_000;
 
@@ -156,16 +156,24 @@ export class SeenMemory {
 		return size;
 	}
 
-	/** Forgets days older than the retention, then whole oldest days while over `limit`. */
+	/**
+	 * Forgets days older than the retention, then the oldest sessions while over `limit` — within a day
+	 * too (a day's codes are in the order they were seen), so a busy day never empties the memory.
+	 */
 	prune(now: number, limit = SEEN_LIMIT): void {
 		const oldest = Math.floor(now / DAY_MS) - SEEN_RETENTION_DAYS;
 		this.droppedForBound = 0;
 		for (const day of [...this.days.keys()]) if (day < oldest) this.forgetDay(day);
 		const days = [...this.days.keys()].sort((a, b) => a - b);
-		while (this.size > limit && days.length > 0) {
+		let excess = this.size - limit;
+		while (excess > 0 && days.length > 0) {
 			const day = days.shift() as number;
-			this.droppedForBound += (this.days.get(day) as string[]).length;
-			this.forgetDay(day);
+			const list = this.days.get(day) as string[];
+			const gone = list.splice(0, Math.min(excess, list.length));
+			for (const code of gone) this.codes.delete(code);
+			if (list.length === 0) this.days.delete(day);
+			this.droppedForBound += gone.length;
+			excess -= gone.length;
 		}
 	}
 

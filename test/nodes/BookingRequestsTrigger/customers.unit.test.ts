@@ -46,7 +46,7 @@ describe('customer memories', () => {
 		expect(customerCodes({ email: null, phone: '12' })).toEqual([]);
 	});
 
-	it('BookedMemory: newest booking per key, round trip, retention and bound (oldest day first)', () => {
+	it('BookedMemory: newest booking per key, round trip, retention and bound (oldest first)', () => {
 		const memory = new BookedMemory();
 		const [a, b, c] = ['a', 'b', 'c'].map((name) => customerCodes({ email: `${name}@example.com` }));
 		memory.add(a, T0 + 1234);
@@ -65,6 +65,26 @@ describe('customer memories', () => {
 		expect(back.newest(a)).toBe(T0 + 1234);
 	});
 
+	it('a busy day past a bound keeps its newest customers (before: the whole memory was dropped)', () => {
+		const booked = new BookedMemory();
+		const reminded = new RemindedMemory();
+		const keys = Array.from({ length: 30 }, (_, i) => customerCodes({ email: `busy${i}@example.com` }));
+		keys.forEach((codes, i) => {
+			booked.add(codes, T0 + i * 1000);
+			reminded.add({ codes, sessionId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, activity: T0 + i * 1000 - 30 * MIN, at: T0 + i * 1000 });
+		});
+		booked.prune(T0 + DAY_MS / 2, 20);
+		reminded.prune(T0 + DAY_MS / 2, 20);
+		for (const memory of [booked, reminded]) {
+			expect(memory.droppedForBound).toBe(10);
+			expect(memory.size).toBe(20);
+		}
+		expect(booked.newest(keys[9])).toBeUndefined();
+		expect(booked.newest(keys[10])).toBe(T0 + 10_000);
+		expect(reminded.last(keys[9])).toBeUndefined();
+		expect(reminded.last(keys[29])?.at).toBe(T0 + 29_000);
+	});
+
 	it('RemindedMemory: the last reported abandonment per customer (either key), round trip, bound', () => {
 		const memory = new RemindedMemory();
 		const both = customerCodes({ email: 'dana@example.com', phone: '+15125550100' });
@@ -78,7 +98,7 @@ describe('customer memories', () => {
 		expect(back.last(both)).toEqual({ codes: phoneOnly, sessionId: id2, activity: T0 - 30 * MIN, at: T0 });
 		expect(back.last(customerCodes({ email: 'DANA@example.com' }))?.sessionId).toBe(id1);
 		expect(back.size).toBe(2);
-		back.prune(T0, 1); // the bound: the oldest day goes first
+		back.prune(T0, 1); // the bound: the oldest goes first
 		expect(back.droppedForBound).toBe(1);
 		expect(back.last(customerCodes({ email: 'dana@example.com' }))).toBeUndefined();
 		expect(back.last(phoneOnly)?.sessionId).toBe(id2);

@@ -60,15 +60,29 @@ describe('seen memory (sessions seen abandoned)', () => {
 		expect(memory.droppedForBound).toBe(0);
 	});
 
-	it('past the bound, the oldest day is dropped whole and counted (the node logs a warning)', () => {
+	it('past the bound, the oldest sessions are dropped and counted, within a day too (the node logs a warning)', () => {
 		const memory = new SeenMemory();
 		for (let i = 0; i < 30; i++) memory.add(`day0-${i}`, T0);
 		for (let i = 0; i < 30; i++) memory.add(`day1-${i}`, T0 + DAY_MS);
 		memory.prune(T0 + DAY_MS, 40);
-		expect(memory.droppedForBound).toBe(30);
-		expect(memory.has('day0-0')).toBe(false);
+		expect(memory.droppedForBound).toBe(20);
+		expect(memory.has('day0-19')).toBe(false);
+		expect(memory.has('day0-20')).toBe(true);
 		expect(memory.has('day1-0')).toBe(true);
-		expect(memory.size).toBe(30);
+		expect(memory.size).toBe(40);
+		const back = SeenMemory.decode(JSON.parse(JSON.stringify(memory.encode())));
+		expect(back.size).toBe(40);
+	});
+
+	it('a busy day past the bound keeps its newest sessions (before: the whole memory was dropped)', () => {
+		const memory = new SeenMemory();
+		for (let i = 0; i < 60; i++) memory.add(`busy-${i}`, T0 + i * 1000);
+		memory.prune(T0 + DAY_MS / 2, 40);
+		expect(memory.droppedForBound).toBe(20);
+		expect(memory.size).toBe(40);
+		expect(memory.has('busy-19')).toBe(false);
+		expect(memory.has('busy-20')).toBe(true);
+		expect(memory.has('busy-59')).toBe(true);
 	});
 
 	it('over polls, the memory past its bound warns through the poll result', async () => {
@@ -85,7 +99,8 @@ describe('seen memory (sessions seen abandoned)', () => {
 		world.advance(31 * MIN);
 		const result = await runner.poll();
 		expect(result.events).toHaveLength(1);
-		expect(result.forgotten).toBe(SEEN_LIMIT / 2);
+		// One over the bound: the oldest one session goes (before: the whole oldest day, 28,000).
+		expect(result.forgotten).toBe(1);
 		expect(JSON.stringify(runner.state).length).toBeLessThan(500_000);
 	});
 });
