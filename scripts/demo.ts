@@ -15,8 +15,8 @@
  * 6. interactive: `n8n start`, creates the owner account, prints the editor URL, login and key;
  *    Ctrl+C stops n8n and the sandbox.
  *    Made for trying it in the browser: the sandbox's data is recent (its newest activity minutes old,
- *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS and
- *    the triggers check every minute (each such node says so on the canvas), and the banner says what to
+ *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS (a
+ *    note on the canvas says so) and the triggers check every minute, and the banner says what to
  *    click first and how to make a customer abandon a booking now (POST /__sandbox/abandon).
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
@@ -47,8 +47,9 @@ const DEMO_WAIT_SECONDS = 30;
 const TRIGGER_TYPE = `${PKG}.bookingRequestsTrigger`;
 
 /**
- * The workflow as the interactive demo imports it: Wait nodes of DEMO_WAIT_SECONDS and triggers that
- * check every minute, each with a note on the canvas saying so (the files keep their real settings).
+ * The workflow as the interactive demo imports it: Wait nodes of DEMO_WAIT_SECONDS (with a note on the
+ * canvas saying so) and triggers that check every minute (the banner says so; a note would hide the
+ * trigger's subtitle). The files keep their real settings.
  */
 function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
 	const shortened = withShortWaits(workflow, DEMO_WAIT_SECONDS);
@@ -57,7 +58,7 @@ function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
 		nodes: shortened.nodes.map((node) => {
 			if (node.type === 'n8n-nodes-base.wait') return { ...node, notes: `Demo: waits ${DEMO_WAIT_SECONDS} s`, notesInFlow: true };
 			if (node.type === TRIGGER_TYPE) {
-				return { ...node, parameters: { ...node.parameters, pollTimes: { item: [{ mode: 'everyMinute' }] } }, notes: 'Demo: checks every minute', notesInFlow: true };
+				return { ...node, parameters: { ...node.parameters, pollTimes: { item: [{ mode: 'everyMinute' }] } } };
 			}
 			return node;
 		}),
