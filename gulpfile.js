@@ -9,7 +9,9 @@
  * at run time are bundled once each into dist/vendor/. Then icons and codex files are copied.
  *
  * What differs: the queue edition's build puts queue/edition.ts in the place of
- * nodes/shared/transport/limiter/edition.ts (the Redis-shared limiter) and bundles ioredis and all of
+ * nodes/shared/transport/limiter/edition.ts (the Redis-shared limiter) and queue/credentialFields.ts in
+ * the place of credentials/editionFields.ts (the credential's Redis fields: the Cloud edition's credential
+ * has none, under the same type name and common fields), and bundles ioredis and all of
  * Bottleneck; the Cloud edition bundles Bottleneck without its Redis parts (Group, Batcher and the Redis
  * connections and datastore are replaced by a module that explains they are not in this edition), so
  * the Cloud package holds no Redis client, no Node built-in and no timer of its own (n8n's scanner).
@@ -46,7 +48,7 @@ const EDITIONS = {
 		vendored: ['bottleneck', 'ioredis'],
 		withoutBottleneck: [],
 		// module (without extension) → the module built in its place
-		replaced: { 'nodes/shared/transport/limiter/edition': 'queue/edition' },
+		replaced: { 'nodes/shared/transport/limiter/edition': 'queue/edition', 'credentials/editionFields': 'queue/credentialFields' },
 	},
 };
 

@@ -1,5 +1,8 @@
 import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
+import { EDITION_CREDENTIAL_PROPERTIES } from './editionFields';
+import { API_KEY_SHAPE_PATTERN, API_PATH_SUFFIX_PATTERN, SAFE_BASE_URL_PATTERN, SAVED_SECRET_PREFIX } from './fieldChecks';
+
 
 /**
  * Expression that yields the Authorization header. It is empty when the Base URL is plain http:// to a
@@ -15,17 +18,8 @@ const AUTHORIZATION_HEADER =
 /** The Base URL as the Test button calls it: trimmed, without trailing slashes. */
 const TEST_BASE_URL = "={{ String($credentials.baseUrl || '').trim().replace(/\\/+$/, '') }}";
 
-/**
- * What the fields can check while the user types (n8n shows a notice while its condition holds; the
- * editor holds a saved password field as a placeholder, "__n8n_BLANK_VALUE_…" or "__n8n_EMPTY_VALUE_…",
- * never a reason to warn). The patterns avoid look-arounds: n8n evaluates them with its safe regex engine.
- */
-export const API_KEY_SHAPE_PATTERN = '^\\s*[A-Za-z0-9]{3}_[0-9a-fA-F]{32}\\s*$';
-const SAVED_SECRET_PREFIX = '__n8n_';
-/** https://, or http:// to loopback (the local sandbox), with a host. */
-export const SAFE_BASE_URL_PATTERN = '^\\s*(https://[^\\s/]+|http://(localhost|127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}|\\[::1\\])(:[0-9]+)?)(/\\S*)?\\s*$';
-export const API_PATH_SUFFIX_PATTERN = '/api/v1/*\\s*$';
-export const REDIS_URL_PATTERN = '^\\s*rediss?://\\S+$';
+// What the fields check while the user types (fieldChecks.ts), exported for the tests.
+export { API_KEY_SHAPE_PATTERN, API_PATH_SUFFIX_PATTERN, SAFE_BASE_URL_PATTERN } from './fieldChecks';
 
 /** The Test button's answers (README "Credentials"). */
 export const TEST_MESSAGES = {
@@ -87,7 +81,7 @@ export class BookingRequestsApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				"The API's address, without /api/v1. Must be https://, except http://localhost or 127.0.0.1 for a local sandbox.",
+				"Where to find it: the base address at the top of your account's Booking Requests API documentation (the address every API path starts with), without /api/v1. Must be https://, except http://localhost or 127.0.0.1 for a local sandbox (the demo and `npm run sandbox` print its address).",
 		},
 		{
 			displayName:
@@ -104,38 +98,9 @@ export class BookingRequestsApi implements ICredentialType {
 			default: '',
 			displayOptions: { show: { baseUrl: [{ _cnd: { regex: API_PATH_SUFFIX_PATTERN } }] } },
 		},
-		{
-			displayName: 'Share Rate Limit Across n8n Processes',
-			name: 'shareRateLimit',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether every n8n process using this key shares one budget of 1 request per second through Redis. Only needed in n8n queue mode (a main process and workers), and only the queue edition of this package (n8n-nodes-booking-requests-queue) does it; the n8n Cloud edition paces each n8n process on its own (slower under contention, never failing). Leave off for a single n8n.',
-		},
-		// The URL may carry the Redis password (redis://:password@host), so it is masked like one.
-		// eslint-disable-next-line @n8n/community-nodes/credential-unnecessary-password
-		{
-			displayName: 'Redis URL',
-			name: 'redisUrl',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			required: true,
-			placeholder: 'redis://:password@redis:6379/0',
-			displayOptions: { show: { shareRateLimit: [true] } },
-			description:
-				'A Redis every n8n process can reach, e.g. the one queue mode uses: redis:// or rediss:// (TLS). All processes using this API key then share one budget of 1 request per second.',
-		},
-		{
-			displayName: 'The Redis URL starts with redis:// or rediss:// (TLS), e.g. redis://:password@redis:6379/0',
-			name: 'redisUrlNotice',
-			type: 'notice',
-			default: '',
-			displayOptions: {
-				show: { shareRateLimit: [true] },
-				hide: { redisUrl: ['', { _cnd: { regex: REDIS_URL_PATTERN } }, { _cnd: { startsWith: SAVED_SECRET_PREFIX } }] },
-			},
-		},
+		// The edition's own fields (none in the n8n Cloud edition; the queue edition's build puts
+		// queue/credentialFields.ts in the place of editionFields.ts: Share Rate Limit, Redis URL).
+		...EDITION_CREDENTIAL_PROPERTIES,
 	];
 
 	authenticate: IAuthenticateGeneric = {

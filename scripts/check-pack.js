@@ -7,6 +7,8 @@
 // - n8n-nodes-booking-requests-queue (editions/queue, built by the same `npm run build`): the same,
 //   plus ioredis and Bottleneck's Redis datastore (with the Redis 7 patch), and the queue edition's
 //   limiter module in place of the Cloud one.
+// - both: the credential type `bookingRequestsApi` with the same common fields; only the queue
+//   edition's adds the Redis fields (Share Rate Limit Across n8n Processes, Redis URL).
 // Prints each tarball's size and file list.
 'use strict';
 const { execFileSync } = require('node:child_process');
@@ -57,17 +59,30 @@ function checkEdition(label, dir, expect) {
 	if (!bottleneck.includes('Bottleneck')) say('dist/vendor/bottleneck.js missing or not Bottleneck');
 	if (!bottleneck.includes('require("n8n-workflow")')) say("dist/vendor/bottleneck.js: the patch (timers through n8n-workflow's sleep) is missing");
 	const registry = read('dist/nodes/shared/transport/limiter/registry.js');
-	expect.check({ say, bottleneck, ioredis: read('dist/vendor/ioredis.js'), registry, files: info.files.map((f) => f.path) });
+	// The credential type: one name in both editions, the same common fields; the edition's own fields after them.
+	const credentialFile = path.join(unpacked, 'dist/credentials/BookingRequestsApi.credentials.js');
+	let credentialFields = [];
+	if (fs.existsSync(credentialFile)) {
+		const { BookingRequestsApi } = require(credentialFile);
+		const credential = new BookingRequestsApi();
+		if (credential.name !== 'bookingRequestsApi') say(`the credential type is ${credential.name}, expected bookingRequestsApi`);
+		credentialFields = credential.properties.map((property) => property.name);
+	}
+	expect.check({ say, bottleneck, ioredis: read('dist/vendor/ioredis.js'), registry, credentialFields, files: info.files.map((f) => f.path) });
 	const files = info.files.map((f) => `${f.path} (${(f.size / 1024).toFixed(1)} kB)`);
 	console.log(`${info.filename}: ${info.entryCount} files, ${(info.size / 1024).toFixed(0)} kB packed, ${(info.unpackedSize / 1024).toFixed(0)} kB unpacked, ${jsFiles.length} modules`);
 	if (process.argv.includes('--list')) console.log(files.map((f) => `  ${f}`).join('\n'));
 }
 
+/** The credential's fields in both editions (the queue edition adds its Redis fields after them). */
+const CREDENTIAL_COMMON_FIELDS = ['notice', 'apiKey', 'formatNotice', 'baseUrl', 'baseUrlSchemeNotice', 'baseUrlPathNotice'];
+
 checkEdition('Cloud edition (repository root)', root, {
 	name: 'n8n-nodes-booking-requests',
 	strict: true,
-	check({ say, bottleneck, ioredis, registry, files }) {
+	check({ say, bottleneck, ioredis, registry, credentialFields, files }) {
 		if (ioredis) say('dist/vendor/ioredis.js must not be in the Cloud edition');
+		if (credentialFields.join(',') !== CREDENTIAL_COMMON_FIELDS.join(',')) say(`the credential's fields are ${credentialFields}, expected only ${CREDENTIAL_COMMON_FIELDS} (no Redis fields in the Cloud edition)`);
 		if (bottleneck.includes('IORedisConnection.prototype') || bottleneck.includes('evalsha')) say("dist/vendor/bottleneck.js holds Bottleneck's Redis parts");
 		if (!bottleneck.includes('is not part of the n8n Cloud edition')) say('dist/vendor/bottleneck.js: the stub of the Redis parts is missing');
 		if (!registry.includes('require("./edition")')) say('the limiter registry does not use the Cloud edition module');
@@ -77,7 +92,9 @@ checkEdition('Cloud edition (repository root)', root, {
 checkEdition('queue edition (editions/queue)', path.join(root, 'editions', 'queue'), {
 	name: 'n8n-nodes-booking-requests-queue',
 	strict: false,
-	check({ say, bottleneck, ioredis, registry }) {
+	check({ say, bottleneck, ioredis, registry, credentialFields }) {
+		const queueFields = [...CREDENTIAL_COMMON_FIELDS, 'shareRateLimit', 'redisUrl', 'redisUrlNotice'];
+		if (credentialFields.join(',') !== queueFields.join(',')) say(`the credential's fields are ${credentialFields}, expected ${queueFields}`);
 		if (!/Redis/.test(ioredis) || !ioredis.includes('sentinel')) say('dist/vendor/ioredis.js missing or not ioredis');
 		if (!bottleneck.includes('IORedisConnection')) say("dist/vendor/bottleneck.js lacks Bottleneck's Redis parts");
 		if (!bottleneck.includes('replace(/^ERR /')) say('dist/vendor/bottleneck.js: Bottleneck Redis 7 patch missing');
@@ -88,4 +105,4 @@ if (problems.length) {
 	console.error(problems.join('\n'));
 	process.exit(1);
 }
-console.log('pack check: ok (both editions: no dependencies, nodes and credentials present, libraries bundled once; Cloud: Bottleneck without Redis, timers through sleep; queue: ioredis + Bottleneck clustering, Redis 7 patch)');
+console.log('pack check: ok (both editions: no dependencies, nodes and credentials present, one credential type (Redis fields in the queue edition only), libraries bundled once; Cloud: Bottleneck without Redis, timers through sleep; queue: ioredis + Bottleneck clustering, Redis 7 patch)');

@@ -14,6 +14,10 @@
  *    workflows in examples/*.json (their Booking Requests nodes are pointed at that credential),
  * 6. interactive: `n8n start`, creates the owner account, prints the editor URL, login and key;
  *    Ctrl+C stops n8n and the sandbox.
+ *    Made for trying it in the browser: the sandbox's data is recent (its newest activity minutes old,
+ *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS (a
+ *    note on the canvas says so) and the triggers check every minute, and the banner says what to
+ *    click first and how to make a customer abandon a booking now (POST /__sandbox/abandon).
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
  *    first trigger) and prints item counts per node; exits 1 if any example fails. Wait nodes are
@@ -28,7 +32,7 @@ import * as path from 'node:path';
 import { startSandbox } from '../test/sandbox';
 import { installTarball, packPackage } from '../test/support/n8n/communityPackage';
 import { DEFAULT_OWNER, N8nRest } from '../test/support/n8n/rest';
-import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExecutionResult } from '../test/support/n8n/workflows';
+import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExecutionResult, type WorkflowImport } from '../test/support/n8n/workflows';
 import { N8nCli } from '../test/support/n8n/cli';
 import { ensureN8n } from '../test/support/n8n/install';
 import { freePort } from '../test/support/n8n/process';
@@ -38,6 +42,28 @@ const PKG = 'n8n-nodes-booking-requests';
 const CRED_TYPE = 'bookingRequestsApi';
 const CREDENTIAL = { id: 'demoSandboxCred1', name: 'Booking Requests (sandbox, demo key)' };
 const REPO = path.resolve(__dirname, '..');
+/** The interactive demo's Wait nodes (the reminder sequence waits 23 and 48 hours in its file). */
+const DEMO_WAIT_SECONDS = 30;
+const TRIGGER_TYPE = `${PKG}.bookingRequestsTrigger`;
+
+/**
+ * The workflow as the interactive demo imports it: Wait nodes of DEMO_WAIT_SECONDS (with a note on the
+ * canvas saying so) and triggers that check every minute (the banner says so; a note would hide the
+ * trigger's subtitle). The files keep their real settings.
+ */
+function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
+	const shortened = withShortWaits(workflow, DEMO_WAIT_SECONDS);
+	return {
+		...shortened,
+		nodes: shortened.nodes.map((node) => {
+			if (node.type === 'n8n-nodes-base.wait') return { ...node, notes: `Demo: waits ${DEMO_WAIT_SECONDS} s`, notesInFlow: true };
+			if (node.type === TRIGGER_TYPE) {
+				return { ...node, parameters: { ...node.parameters, pollTimes: { item: [{ mode: 'everyMinute' }] } } };
+			}
+			return node;
+		}),
+	};
+}
 
 interface Args {
 	headless: boolean;
@@ -112,7 +138,8 @@ async function main(): Promise<void> {
 		timings.pack = since();
 
 		// the sandbox runs in this process: n8n is always spawned asynchronously, so it can answer
-		const sandbox = await startSandbox({ port: args.sandboxPort, seed: args.seed });
+		// recent: the newest activity minutes old, customers who left a booking unfinished in the last hours
+		const sandbox = await startSandbox({ port: args.sandboxPort, seed: args.seed, recent: true });
 		cleanups.push(() => sandbox.close());
 		say(`sandbox API on ${sandbox.url}`);
 
@@ -122,10 +149,12 @@ async function main(): Promise<void> {
 		const cli = new N8nCli(install, userFolder);
 		await cli.importCredentials([{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
 		timings.credential = since();
-		// --headless runs every example once: Wait nodes (the reminder sequence waits hours) become 2 s
-		const examples = loadExampleWorkflows(args.examples, CREDENTIAL, { pkg: PKG, credentialType: CRED_TYPE }).map((e) =>
-			args.headless ? { ...e, workflow: withShortWaits(e.workflow, 2) } : e,
-		);
+		// --headless runs every example once: Wait nodes (the reminder sequence waits hours) become 2 s;
+		// in the browser they wait DEMO_WAIT_SECONDS and the triggers check every minute
+		const examples = loadExampleWorkflows(args.examples, CREDENTIAL, { pkg: PKG, credentialType: CRED_TYPE }).map((e) => ({
+			...e,
+			workflow: args.headless ? withShortWaits(e.workflow, 2) : forInteractiveDemo(e.workflow),
+		}));
 		if (examples.length) await cli.importWorkflows(examples.map((e) => e.workflow));
 		say(`n8n user folder ${userFolder}: package installed, credential + ${examples.length} example workflow(s) imported`);
 		timings.imported = since();
@@ -188,6 +217,9 @@ async function main(): Promise<void> {
 		const rest = new N8nRest(s.url, install);
 		await rest.setupOwner(DEFAULT_OWNER);
 		timings.serverReady = since();
+		const retarget = examples.find((e) => e.workflow.nodes.some((n) => n.type === TRIGGER_TYPE) && !e.workflow.nodes.some((n) => n.type === 'n8n-nodes-base.wait'));
+		const sequence = examples.find((e) => e.workflow.nodes.some((n) => n.type === 'n8n-nodes-base.wait'));
+		const abandon = `curl -X POST ${sandbox.url}/__sandbox/abandon -H 'content-type: application/json' -d '{"contact":{"firstname":"Sam","email":"sam@example.com"}}'`;
 		process.stdout.write(
 			[
 				'',
@@ -199,6 +231,18 @@ async function main(): Promise<void> {
 				`  revoked key:     ${sandbox.keys.revoked} (to see a 401)`,
 				`  examples:        ${examples.map((e) => e.workflow.name).join(', ') || '(none in examples/)'}`,
 				`  started in:      ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+				'',
+				'  Try this first:',
+				`  1. Open "${retarget?.workflow.name ?? 'Retarget abandoned booking sessions'}", double-click "Booking Requests Trigger",`,
+				'     click "Fetch Test Event": customers who left a booking unfinished in the last hours.',
+				'  2. Close the panel and click "Execute workflow": the reminder e-mail composed for each of them.',
+				'  3. See it fire by itself: click "Publish" (in this demo the trigger checks every minute), then',
+				'     make a customer abandon a booking now (the sandbox clock moves on 61 minutes):',
+				`       ${abandon}`,
+				`     Within a minute, "Executions" shows a run with Sam's reminder.`,
+				...(sequence
+					? [`  The reminder sequence ("${sequence.workflow.name}") waits ${DEMO_WAIT_SECONDS} s here instead of 23 and 48 hours.`]
+					: []),
 				'',
 				'  Ctrl+C stops n8n and the sandbox.',
 				'',

@@ -17,7 +17,7 @@ const SKIP_IF_BOOKED_DESCRIPTION =
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Checks for news at the interval under "Poll Times" and starts the workflow once for each customer who leaves a booking unfinished, finishes one, or sends a new booking request. Only what happens after you activate the workflow is sent, never anything from before. "Fetch Test Event" shows up to 3 recent examples of each event and does not change what the active workflow will send.',
+			'Checks for news at the interval under "Poll Times" and starts the workflow once for each customer who leaves a booking unfinished, finishes one, or sends a new booking request. Only what happens after you publish the workflow (the Publish button) is sent, never anything from before. "Fetch Test Event" shows up to 3 recent examples of each event and does not change what the published workflow will send.',
 		name: 'notice',
 		type: 'notice',
 		default: '',
@@ -137,7 +137,7 @@ export const triggerProperties: INodeProperties[] = [
 				default: false,
 				displayOptions: { show: { '/events': ['sessionCompleted'] } },
 				description:
-					'Whether to report only completed bookings of customers this trigger reported abandoned in the 30 days before (same e-mail or phone, any session: customers who came back). Abandonments from before the workflow was activated do not count.',
+					'Whether to report only completed bookings of customers this trigger reported abandoned in the 30 days before (same e-mail or phone, any session: customers who came back). Abandonments from before the workflow was published do not count.',
 			},
 			{
 				displayName: 'Only Sessions With an E-Mail',

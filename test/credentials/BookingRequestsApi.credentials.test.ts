@@ -5,13 +5,15 @@ import type { IHttpRequestOptions, INode, INodeCredentialTestResult, INodeParame
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { BookingRequestsApi, TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials';
+import { EDITION_CREDENTIAL_PROPERTIES as CLOUD_FIELDS } from '../../credentials/editionFields';
+import { EDITION_CREDENTIAL_PROPERTIES as QUEUE_FIELDS } from '../../queue/credentialFields';
 import { BookingRequests } from '../../nodes/BookingRequests/BookingRequests.node';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { DOCS_URLS } from '../../nodes/shared/docs';
 import { hashKey } from '../sandbox';
 import type { Sandbox } from '../sandbox';
 import { pressTest } from '../support/credentialTester';
-import { createHarness } from '../support/inProcessN8n';
+import { createHarness, type TestCredentials } from '../support/inProcessN8n';
 import { withSandbox } from '../support/sandboxSuite';
 
 const KEY = 'brk_0123456789abcdef0123456789abcdef';
@@ -59,8 +61,7 @@ describe('Booking Requests API credential: fields', () => {
 	const credential = new BookingRequestsApi();
 	const field = (name: string) => credential.properties.find((property) => property.name === name) as INodeProperties;
 	/** Whether the editor shows `name` for these field values (n8n-workflow's own displayParameter, as the credential dialog uses it). */
-	const shown = (name: string, values: INodeParameters) =>
-		NodeHelpers.displayParameter({ apiKey: '', baseUrl: '', shareRateLimit: false, redisUrl: '', ...values }, field(name), null, null);
+	const shown = (name: string, values: INodeParameters) => NodeHelpers.displayParameter({ apiKey: '', baseUrl: '', ...values }, field(name), null, null);
 
 	test('a password-typed API key and a required Base URL without a made-up default', () => {
 		expect(field('apiKey')).toMatchObject({ typeOptions: { password: true }, required: true });
@@ -106,17 +107,29 @@ describe('Booking Requests API credential: fields', () => {
 		expect(shown('baseUrlPathNotice', { baseUrl })).toBe(suffix);
 	});
 
-	test('the Redis URL sits behind "Share Rate Limit Across n8n Processes", off by default, and a non-redis:// URL is pointed out', () => {
-		expect(field('shareRateLimit')).toMatchObject({ type: 'boolean', default: false });
-		expect(field('redisUrl')).toMatchObject({ typeOptions: { password: true }, displayOptions: { show: { shareRateLimit: [true] } } });
-		expect(shown('redisUrl', { shareRateLimit: false })).toBe(false);
-		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'http://:s3cret@redis:6379' })).toBe(true);
-		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'redis://:s3cret@redis:6379/0' })).toBe(false);
-		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'rediss://redis:6380' })).toBe(false);
-		expect(shown('redisUrlNotice', { shareRateLimit: true, redisUrl: SAVED_SECRET })).toBe(false);
-		expect(shown('redisUrlNotice', { shareRateLimit: false, redisUrl: 'http://x' })).toBe(false);
-		// the field says which edition uses it
-		expect(field('shareRateLimit').description).toMatch(/n8n-nodes-booking-requests-queue/);
+	test('the n8n Cloud edition (this package) asks nothing about Redis or worker processes', () => {
+		expect(credential.properties.map((property) => property.name)).toEqual(['notice', 'apiKey', 'formatNotice', 'baseUrl', 'baseUrlSchemeNotice', 'baseUrlPathNotice']);
+		expect(JSON.stringify(credential.properties)).not.toMatch(/redis|worker|queue mode/i);
+	});
+
+	test('the Base URL field says where its value comes from', () => {
+		expect(field('baseUrl').description).toMatch(/^Where to find it: the base address .* API documentation/);
+		expect(field('baseUrl').description).toMatch(/without \/api\/v1/);
+	});
+
+	test('the queue edition\'s Redis URL sits behind "Share Rate Limit Across n8n Processes", off by default, and a non-redis:// URL is pointed out', () => {
+		const queueField = (name: string) => QUEUE_FIELDS.find((property) => property.name === name) as INodeProperties;
+		const queueShown = (name: string, values: INodeParameters) =>
+			NodeHelpers.displayParameter({ apiKey: '', baseUrl: '', shareRateLimit: false, redisUrl: '', ...values }, queueField(name), null, null);
+		expect(QUEUE_FIELDS.map((property) => property.name)).toEqual(['shareRateLimit', 'redisUrl', 'redisUrlNotice']);
+		expect(queueField('shareRateLimit')).toMatchObject({ type: 'boolean', default: false });
+		expect(queueField('redisUrl')).toMatchObject({ typeOptions: { password: true }, displayOptions: { show: { shareRateLimit: [true] } } });
+		expect(queueShown('redisUrl', { shareRateLimit: false })).toBe(false);
+		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'http://:s3cret@redis:6379' })).toBe(true);
+		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'redis://:s3cret@redis:6379/0' })).toBe(false);
+		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'rediss://redis:6380' })).toBe(false);
+		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: SAVED_SECRET })).toBe(false);
+		expect(queueShown('redisUrlNotice', { shareRateLimit: false, redisUrl: 'http://x' })).toBe(false);
 	});
 
 	test('the Test button is the credential\'s declarative test: GET /api/v1/forms?per_page=1, no redirect followed, answers read by rules', () => {
@@ -252,5 +265,58 @@ describe('Booking Requests API credential: the Test button (as n8n runs a declar
 		} finally {
 			await other.close();
 		}
+	});
+});
+
+/**
+ * Both editions define the credential type `bookingRequestsApi` (gulpfile.js): the queue edition's
+ * build puts queue/credentialFields.ts in the place of credentials/editionFields.ts, so its fields are
+ * the Cloud edition's plus the Redis ones. n8n hands a node the saved values of the fields its edition
+ * defines, with their defaults (CredentialsHelper.applyDefaultsAndOverwrites: NodeHelpers.getNodeParameters),
+ * so a credential saved with one edition works with the other.
+ */
+describe('Booking Requests API credential: one type in both editions, a saved credential carries over', () => {
+	const cloud = new BookingRequestsApi();
+	const queueProperties = [...cloud.properties.filter((property) => !CLOUD_FIELDS.includes(property)), ...QUEUE_FIELDS];
+	/** What n8n gives a node of the edition with `properties` from the saved `data`. */
+	const asN8nGivesIt = (properties: INodeProperties[], data: INodeParameters) =>
+		NodeHelpers.getNodeParameters(properties, data, true, false, null, null) as Record<string, string | boolean>;
+
+	let sandbox: Sandbox;
+	withSandbox({ sizes: { forms: 3, requests: 3, sessions: 3 } }, (started) => {
+		sandbox = started;
+	});
+
+	test('the same type name; the common fields are the same in both, first and in the same order', () => {
+		expect(CLOUD_FIELDS).toEqual([]);
+		expect(queueProperties.slice(0, cloud.properties.length)).toEqual(cloud.properties);
+		expect(queueProperties.slice(cloud.properties.length).map((property) => property.name)).toEqual(['shareRateLimit', 'redisUrl', 'redisUrlNotice']);
+	});
+
+	test('saved with the queue edition (sharing through Redis on): the Cloud edition gets the key and Base URL, no Redis, and its calls work', async () => {
+		const saved = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: true, redisUrl: 'redis://:s3cret@127.0.0.1:1/0' };
+		const given = asN8nGivesIt(cloud.properties, saved);
+		expect(given).toMatchObject({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+		expect(given).not.toHaveProperty('shareRateLimit');
+		expect(given).not.toHaveProperty('redisUrl');
+		expect(await pressTest(given as TestCredentials)).toEqual({ status: 'OK', message: 'Connection successful!' });
+		await new Promise((resolve) => setTimeout(resolve, 1_100));
+		const harness = createHarness(given as TestCredentials);
+		const { items, error } = await harness.runAction({ resource: 'bookingForm', operation: 'getAll', returnAll: true });
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(3);
+		// even handed the Redis values, the Cloud edition never uses them: its calls are paced in this process
+		await new Promise((resolve) => setTimeout(resolve, 1_100));
+		const withRedis = await createHarness(saved).runAction({ resource: 'bookingForm', operation: 'getAll', returnAll: true });
+		expect(withRedis.error).toBeUndefined();
+		expect(withRedis.items).toHaveLength(3);
+	});
+
+	test('saved with the Cloud edition: the queue edition reads "not shared" (the toggle\'s default) and the same key and Base URL', () => {
+		const saved = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url };
+		const given = asN8nGivesIt(queueProperties, saved);
+		expect(given).toMatchObject({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: false });
+		// the queue edition's transport shares through Redis only with the toggle on and a URL (nodes/shared/transport/request.ts)
+		expect(given.shareRateLimit === true && typeof given.redisUrl === 'string' && given.redisUrl.trim() !== '').toBe(false);
 	});
 });

@@ -1,8 +1,10 @@
 /**
  * Both editions installed in one n8n (what a user who installs the Cloud edition and then the queue
  * edition gets): n8n loads both without complaint, both packages' nodes are there, the credential
- * type exists under one name with the same definition, and one saved credential serves the nodes of
- * both packages. A workflow moves between editions by its node types' package prefix alone.
+ * type exists under one name with the same common fields (only the queue edition's has the Redis
+ * fields), and one saved credential serves the nodes of both packages. A workflow moves between
+ * editions by its node types' package prefix alone. And each edition alone in its n8n: a credential
+ * saved with the other edition's fields works (what a user moving between editions brings along).
  */
 import { installTarball } from '../support/n8n/communityPackage';
 import { N8nCli } from '../support/n8n/cli';
@@ -16,6 +18,9 @@ const CLOUD = 'n8n-nodes-booking-requests';
 const QUEUE = 'n8n-nodes-booking-requests-queue';
 const CRED_TYPE = 'bookingRequestsApi';
 const CRED = { id: 'brCredBoth000001', name: 'Booking Requests (both editions)' };
+/** The credential's fields in both editions, and the ones only the queue edition has. */
+const COMMON_FIELDS = ['notice', 'apiKey', 'formatNotice', 'baseUrl', 'baseUrlSchemeNotice', 'baseUrlPathNotice'];
+const QUEUE_ONLY_FIELDS = ['shareRateLimit', 'redisUrl', 'redisUrlNotice'];
 
 /** Manual Trigger -> Booking Requests (of `pkg`) -> Get Many forms, limit 3. */
 function formsWorkflow(id: string, pkg: string): WorkflowImport {
@@ -93,9 +98,47 @@ describe('both editions installed in one n8n', () => {
 			// eslint-disable-next-line no-console
 			console.log(`[both editions] ${definitions.length} definition(s) of ${CRED_TYPE}, supported nodes: ${JSON.stringify(definitions.map((d) => d.supportedNodes))}`);
 			expect(definitions.length).toBeGreaterThanOrEqual(1);
-			const withoutNodes = definitions.map(({ supportedNodes: _nodes, iconUrl: _icon, ...rest }) => rest);
+			// the queue edition's adds its Redis fields after the common ones (the Cloud edition's has none)
+			const withoutNodes = definitions.map(({ supportedNodes: _nodes, iconUrl: _icon, properties, ...rest }) => ({
+				...rest,
+				properties: ((properties ?? []) as Array<{ name: string }>).filter((property) => !QUEUE_ONLY_FIELDS.includes(property.name)),
+			}));
 			for (const definition of withoutNodes) expect(definition).toEqual(withoutNodes[0]);
+			// (n8n adds fields of its own after a credential's: allowedHttpRequestDomains, allowedDomains)
+			expect(withoutNodes[0].properties.map((property) => property.name).slice(0, COMMON_FIELDS.length)).toEqual(COMMON_FIELDS);
 			expect(await rest.testCredential({ ...CRED, type: CRED_TYPE })).toEqual({ status: 'OK', message: 'Connection successful!' });
+		});
+	});
+
+	describe('a credential carries over between editions (each edition alone in its n8n)', () => {
+		/** A fresh n8n user folder with one edition, the credential as `data`, and the forms workflow of that edition. */
+		async function aloneWith(tarball: string, pkg: string, id: string, data: Record<string, unknown>): Promise<{ cli: N8nCli; workflow: WorkflowImport }> {
+			const folder = makeUserFolder(state.workDir);
+			expect((await installTarball(folder, tarball)).name).toBe(pkg);
+			const alone = new N8nCli(state.install, folder);
+			await alone.importCredentials([{ ...CRED, type: CRED_TYPE, data }]);
+			const workflow = formsWorkflow(id, pkg);
+			await alone.importWorkflows([workflow]);
+			return { cli: alone, workflow };
+		}
+
+		test('saved with the queue edition (sharing through a Redis that is not there): the Cloud edition runs with it and never uses the Redis', async () => {
+			if (!('tarball' in state.pack)) throw new Error('no Cloud tarball');
+			// nothing listens on port 1: a Cloud edition that used the Redis URL would fail or stall
+			const saved = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url, shareRateLimit: true, redisUrl: 'redis://:s3cret@127.0.0.1:1/0' };
+			const { cli: cloudOnly, workflow } = await aloneWith(state.pack.tarball, CLOUD, 'brCarryCloud0001', saved);
+			const run = await cloudOnly.execute(workflow.id);
+			expect(run.error).toBeUndefined();
+			expect(run.items['Booking Requests']).toHaveLength(3);
+		});
+
+		test('saved with the Cloud edition (key and Base URL only): the queue edition runs with it, not shared (the toggle\'s default)', async () => {
+			if (!('tarball' in state.queuePack)) throw new Error('no queue tarball');
+			const saved = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url };
+			const { cli: queueOnly, workflow } = await aloneWith(state.queuePack.tarball, QUEUE, 'brCarryQueue0001', saved);
+			const run = await queueOnly.execute(workflow.id);
+			expect(run.error).toBeUndefined();
+			expect(run.items['Booking Requests']).toHaveLength(3);
 		});
 	});
 });

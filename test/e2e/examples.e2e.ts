@@ -5,6 +5,10 @@
  *    ones (the cursor in workflow static data survives between `n8n execute` runs), a run with
  *    nothing new stops before the CRM step;
  *  - session-funnel.json: completed sessions joined to their booking requests;
+ *  - every example whose trigger reports Session Abandoned: the newest trigger version with Skip
+ *    Customers Who Booked on (as n8n resolves the node's parameters), and, polled as a published
+ *    trigger (n8n-core in this process, its own sandbox), no reminder to a customer who booked after
+ *    leaving the draft (version 1, where Skip is off by default, would remind her);
  *  - retarget-abandoned-sessions.json: the trigger's manual run ("Fetch Test Event") through the
  *    REST API; with "Only Sessions With an E-Mail" on, the e-mail step gets only sessions with an
  *    e-mail, addressed by first name from the trigger's flat fields;
@@ -20,10 +24,14 @@ import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkf
 import { N8nCli } from '../support/n8n/cli';
 import { N8nRest } from '../support/n8n/rest';
 import { hashKey, sortRequests, sortSessions, startSandbox, type BookingRequest, type Sandbox, type Session } from '../sandbox';
+import { createHarness, type Harness, type PollState } from '../support/inProcessN8n';
+import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
+import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
 import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';
 
 const CRED_TYPE = 'bookingRequestsApi';
+const PKG = 'n8n-nodes-booking-requests';
 const CREDENTIAL = { id: 'brExamplesCred01', name: 'Booking Requests (examples e2e)' };
 /** The reminder sequence's credential: the demo workspace's second key. */
 const SEQUENCE_CREDENTIAL = { id: 'brExamplesCred02', name: 'Booking Requests (examples e2e, second key)' };
@@ -141,6 +149,73 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 			[23, 'hours'],
 			[48, 'hours'],
 		]);
+	});
+
+	describe('no example reminds customers who booked (Session Abandoned with Skip Customers Who Booked on)', () => {
+		/** Every trigger node of the examples that reports Session Abandoned. */
+		const abandonedTriggers = () =>
+			[...examples.values()].flatMap(({ file, workflow }) =>
+				workflow.nodes
+					.filter((node) => node.type === `${PKG}.bookingRequestsTrigger` && ((node.parameters.events as string[] | undefined) ?? ['sessionAbandoned']).includes('sessionAbandoned'))
+					.map((node) => ({ file, node })),
+			);
+
+		test('every such trigger is of the newest version and Skip Customers Who Booked resolves to on, as n8n reads the node', () => {
+			const description = new BookingRequestsTrigger().description;
+			const newest = Math.max(...(Array.isArray(description.version) ? description.version : [description.version]));
+			const found = abandonedTriggers();
+			expect(found.map(({ file }) => file).sort()).toEqual(['retarget-abandoned-sessions.json', 'retarget-reminder-sequence.json']);
+			for (const { file, node } of found) {
+				// the parameters as n8n resolves them for this node's version (defaults of that version filled in)
+				const resolved = NodeHelpers.getNodeParameters(description.properties, node.parameters as INodeParameters, true, false, node as unknown as INode, description);
+				expect({ file, typeVersion: node.typeVersion, skipIfBooked: resolved?.skipIfBooked }).toEqual({ file, typeVersion: newest, skipIfBooked: true });
+			}
+		});
+
+		describe('published, each such trigger (its own parameters and version) does not remind a customer who booked in the meantime', () => {
+			// n8n's engine in this process (n8n-core's PollContext, mode 'trigger' as for a published
+			// workflow), against a sandbox of its own: the polls are the trigger's, not n8n's schedule.
+			let own: Sandbox;
+			let harness: Harness;
+			beforeAll(async () => {
+				own = await startSandbox({ port: 0, seed: 11, sizes: { requests: 20, sessions: 20, forms: 2, profiles: 2 } });
+				harness = createHarness({ apiKey: own.keys.demo, baseUrl: own.url });
+			});
+			afterAll(async () => {
+				await own?.close();
+			});
+
+			/** Baseline poll, then Ana books after leaving a draft and Ben just leaves his; the next poll's items. */
+			async function remindedAfterBooking(parameters: INodeParameters, typeVersion: number, tag: string): Promise<Array<Record<string, unknown>>> {
+				// a day later than the scenario before: its drafts are long abandoned when this trigger is published
+				own.clock.advance(24 * 60 * 60_000);
+				const state: PollState = { staticData: {} };
+				await harness.poll(parameters, state, 'trigger', { typeVersion });
+				const ana = { firstname: 'Ana', lastname: 'Booked', email: `ana.${tag}@example.com`, phone: '(512) 555-0144' };
+				const ben = { firstname: 'Ben', lastname: 'Left', email: `ben.${tag}@example.com`, phone: '(512) 555-0155' };
+				own.startSession({ contact: ana });
+				own.startSession({ contact: ben });
+				own.clock.advance(60_000);
+				// Ana books through another channel (her draft stays open), with her e-mail in other case
+				own.addRequest({ first_name: 'Ana', last_name: 'Booked', email: ana.email.toUpperCase(), phone: '+15125550144' });
+				own.clock.advance(Number(parameters.abandonedAfterMinutes ?? 30) * 60_000 + 60_000);
+				const out = await harness.poll(parameters, state, 'trigger', { typeVersion });
+				return (out?.[0] ?? []).map((item) => item.json as Record<string, unknown>);
+			}
+
+			test.each(['retarget-abandoned-sessions.json', 'retarget-reminder-sequence.json'])('%s', async (file) => {
+				const trigger = example(file).workflow.nodes.find((node) => node.type === `${PKG}.bookingRequestsTrigger`)!;
+				const items = await remindedAfterBooking(trigger.parameters as INodeParameters, trigger.typeVersion, file.split('.')[0]);
+				expect(items.map((item) => item.email)).toEqual([`ben.${file.split('.')[0]}@example.com`]);
+			});
+
+			test('the check has teeth: the same trigger of version 1 (Skip off by default) reminds her', async () => {
+				const trigger = example('retarget-abandoned-sessions.json').workflow.nodes.find((node) => node.type === `${PKG}.bookingRequestsTrigger`)!;
+				const { skipIfBooked: _skip, ...parameters } = trigger.parameters as INodeParameters;
+				const items = await remindedAfterBooking(parameters, 1, 'v1');
+				expect(items.map((item) => item.email).sort()).toEqual(['ana.v1@example.com', 'ben.v1@example.com']);
+			});
+		});
 	});
 
 	describe('sync-new-requests-to-crm.json', () => {
@@ -296,8 +371,9 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 			const miaBookedAt = Date.now();
 			sandbox.addRequest({ first_name: 'Noah', last_name: 'Parker', email: 'noah.parker@example.com', phone: '+15125550123' });
 
-			// the first check reads the request list once per customer; then Lena books, found by her phone only
-			await answered(from, '/api/v1/requests', 3);
+			// the trigger read the request list once (Skip Customers Who Booked) and the first check reads it
+			// once per customer; then Lena books, found by her phone only
+			await answered(from, '/api/v1/requests', 1 + 3);
 			const lenaBooking = sandbox.addRequest({ first_name: 'Lena', last_name: 'Ortiz', email: 'lena@ortiz-family.example', phone: '+17375550133' });
 			const lenaBookedAt = Date.now();
 
@@ -345,9 +421,10 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 			expect(startOf(SEQUENCE.check1)).toBeLessThan(lenaBookedAt);
 			expect(lenaBookedAt).toBeLessThan(startOf(SEQUENCE.check2));
 
-			// each check is 1 read of the request list per customer (nothing older than the sessions is read)
+			// the trigger's 1 read (Skip Customers Who Booked), then each check is 1 read of the request list
+			// per customer (nothing older than the sessions is read)
 			const reads = sandbox.log.slice(from).filter((e) => e.keyHash === hashKey(sandbox.keys.second) && e.path === '/api/v1/requests');
-			expect(reads.map((e) => [e.query.page, e.query.per_page, e.status])).toEqual(Array.from({ length: 5 }, () => ['1', '100', 200]));
+			expect(reads.map((e) => [e.query.page, e.query.per_page, e.status])).toEqual(Array.from({ length: 1 + 5 }, () => ['1', '100', 200]));
 			expect(sandbox.stats(sandbox.keys.second).rateLimited).toBe(0);
 		});
 	});
@@ -356,9 +433,10 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 	test('no example ever tripped the API rate limit', () => {
 		const stats = sandbox.stats();
 		// and every run cost what the README says: sync 3 (260 requests) + 1 + 1 (nothing new),
-		// funnel 1 list + 10 included requests, retarget 1 session-list read per manual run (3 runs)
-		// + 1 read of the form names (cached for the later runs in the same n8n process)
-		expect(stats.accepted).toBe(3 + 1 + 1 + (1 + 10) + 3 + 1);
+		// funnel 1 list + 10 included requests, retarget 2 reads per manual run (3 runs: the request list,
+		// as Skip Customers Who Booked is on, and the session list) + 1 read of the form names (cached for
+		// the later runs in the same n8n process)
+		expect(stats.accepted).toBe(3 + 1 + 1 + (1 + 10) + 3 * 2 + 1);
 		expect(stats.rateLimited).toBe(0);
 	});
 });

@@ -291,3 +291,70 @@ describe('cli', () => {
 		expect(await exited).toBe(0);
 	});
 });
+
+describe('sandbox: recent demo data (the demo, npm run sandbox -- --recent) and "a customer abandons now"', () => {
+	let sb: Sandbox;
+	let fixed: Sandbox;
+	let startedAt: number;
+	beforeAll(async () => {
+		startedAt = Date.now();
+		sb = await startSandbox({ rateLimit: false, recent: true });
+		fixed = await startSandbox({ rateLimit: false });
+	});
+	afterAll(async () => {
+		await sb.close();
+		await fixed.close();
+	});
+
+	const minutesAgo = (at: string | null) => (startedAt - Date.parse(at as string)) / 60_000;
+
+	it('the seed is moved in time as a whole: same ids and idle times, the newest activity minutes old', () => {
+		const shifted = sb.workspace();
+		const original = fixed.workspace();
+		const seeded = shifted.sessions.slice(0, original.sessions.length);
+		expect(seeded.map((s) => s.id)).toEqual(original.sessions.map((s) => s.id));
+		// what lies between two timestamps does not change
+		seeded.forEach((s, i) => {
+			const o = original.sessions[i];
+			if (s.created_at && s.updated_at && o.created_at && o.updated_at) {
+				expect(Date.parse(s.updated_at) - Date.parse(s.created_at)).toBe(Date.parse(o.updated_at) - Date.parse(o.created_at));
+			}
+		});
+		const newestRequest = Math.min(...shifted.requests.map((r) => minutesAgo(r.created_at)));
+		expect(newestRequest).toBeGreaterThanOrEqual(4);
+		expect(newestRequest).toBeLessThan(60 * 24 * 3);
+		expect(Math.max(...shifted.requests.map((r) => Date.parse(r.created_at)))).toBeLessThan(startedAt);
+	});
+
+	it('customers left a booking unfinished in the last hours (with an e-mail, past the contact step)', () => {
+		const open = sb.workspace().sessions.filter((s) => s.request_id === null && s.updated_at !== null && minutesAgo(s.updated_at) < 24 * 60);
+		expect(open.length).toBeGreaterThanOrEqual(9);
+		const newest = [...open].sort((a, b) => Date.parse(b.updated_at as string) - Date.parse(a.updated_at as string)).slice(0, 3);
+		for (const s of newest) {
+			expect(minutesAgo(s.updated_at)).toBeGreaterThan(30);
+			expect(minutesAgo(s.updated_at)).toBeLessThan(90);
+			expect(s.data.contact?.email).toMatch(/@/);
+			expect(s.step).not.toBe('address');
+		}
+	});
+
+	it('the default (no recent) keeps the fixed range the tests rely on', () => {
+		const times = fixed.workspace().requests.map((r) => Date.parse(r.created_at));
+		expect(Math.min(...times)).toBeGreaterThanOrEqual(Date.UTC(2026, 0, 1));
+		expect(Math.max(...times)).toBeLessThanOrEqual(Date.UTC(2026, 9, 31, 23, 59, 59, 999));
+	});
+
+	it('POST /__sandbox/abandon: a draft started now, the clock moved on by idleMinutes (61 by default)', async () => {
+		const before = sb.clock.now();
+		const res = await control(sb, 'POST', '/__sandbox/abandon', { contact: { firstname: 'Ada', email: 'ada@example.com' } });
+		expect(res.status).toBe(200);
+		const { session, now } = res.data as { session: { id: string; updated_at: string; data: { contact: { email: string } } }; now: number };
+		expect(session.data.contact.email).toBe('ada@example.com');
+		expect(now - Date.parse(session.updated_at)).toBeGreaterThanOrEqual(61 * 60_000);
+		expect(now - before).toBeGreaterThanOrEqual(61 * 60_000);
+		expect(sb.workspace().sessions.find((s) => s.id === session.id)?.request_id).toBeNull();
+		const short = await control(sb, 'POST', '/__sandbox/abandon', { idleMinutes: 5 });
+		expect((short.data as { now: number }).now - now).toBeGreaterThanOrEqual(5 * 60_000);
+		expect((await control(sb, 'POST', '/__sandbox/abandon', { idleMinutes: -1 })).status).toBe(400);
+	});
+});

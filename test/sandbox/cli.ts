@@ -1,7 +1,9 @@
 // Starts the sandbox API server from the command line and prints its URL and keys.
 //   node scripts/ts-run.js test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--seed 42]
-//        [--min-gap 1000] [--latency 250 | --latency 80-320] [--no-rate-limit] [--quiet]
+//        [--min-gap 1000] [--latency 250 | --latency 80-320] [--no-rate-limit] [--recent] [--quiet]
 //   --latency: network latency before the rate check, constant or a min-max range in ms.
+//   --recent: demo data that looks like today (SandboxOptions.recent): the newest activity minutes old,
+//             customers who left a booking unfinished in the last hours.
 //   npm run sandbox -- --port 4010        (package.json script, through test/sandbox/cli.js)
 // Ctrl+C (SIGINT) or SIGTERM closes the server and exits 0.
 
@@ -9,7 +11,7 @@ import { startSandbox } from './server';
 import type { SandboxOptions } from './types';
 
 function usage(): never {
-	console.error('usage: cli.ts [--port N] [--host H] [--seed N] [--min-gap MS] [--latency MS | --latency MIN-MAX] [--no-rate-limit] [--quiet]');
+	console.error('usage: cli.ts [--port N] [--host H] [--seed N] [--min-gap MS] [--latency MS | --latency MIN-MAX] [--no-rate-limit] [--recent] [--quiet]');
 	process.exit(2);
 }
 
@@ -59,6 +61,9 @@ export function parseArgs(argv: string[]): SandboxOptions {
 			case '--quiet':
 				opts.quiet = true;
 				break;
+			case '--recent':
+				opts.recent = true;
+				break;
 			case '--help':
 			case '-h':
 				usage();
@@ -87,6 +92,7 @@ async function main(): Promise<void> {
 		const latency = sb.latency();
 		if (latency) console.log(`  latency:        ${latency[0] === latency[1] ? `${latency[0]} ms` : `${latency[0]}-${latency[1]} ms`} before the rate check`);
 		console.log(`  control:        ${sb.url}/__sandbox/info`);
+		console.log(`  abandon now:    curl -X POST ${sb.url}/__sandbox/abandon  (a customer leaves a booking unfinished; the sandbox clock moves on 61 min)`);
 		console.log('Press Ctrl+C to stop.');
 	}
 	let stopping = false;

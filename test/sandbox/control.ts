@@ -11,6 +11,9 @@
 //   POST /__sandbox/faults                    body: FaultOptions (replaces; {} clears)
 //   POST /__sandbox/sessions                  body: { formId?, contact?, source?, attribution?, key? } -> Session
 //   POST /__sandbox/sessions/:id/save         body: { step?, data? } -> Session
+//   POST /__sandbox/abandon                   body: { contact?, formId?, key?, idleMinutes? (61) } -> { session, now }:
+//                                             a customer leaves a booking unfinished now and the clock moves on
+//                                             idleMinutes (what a published trigger reports at its next poll)
 //   POST /__sandbox/sessions/:id/complete     -> { session, request }
 //   POST /__sandbox/bookings                  body: { formId?, key?, contact? } -> { session, request }
 //   POST /__sandbox/requests                  body: Partial<Request> & { key? } -> Request
@@ -174,6 +177,27 @@ export async function handleControl(
 						source: source as string | null | undefined,
 						attribution: attribution as Record<string, string> | null | undefined,
 						key: optString(body, 'key'),
+					}),
+				);
+			},
+		},
+		{
+			method: 'POST',
+			pattern: /^\/__sandbox\/abandon$/,
+			run: async () => {
+				const body = await readJsonBody(req);
+				const contact = body.contact;
+				if (contact !== undefined && (contact === null || typeof contact !== 'object' || Array.isArray(contact))) {
+					throw new ControlError(400, 'invalid_request', 'contact must be an object');
+				}
+				const idleMinutes = body.idleMinutes === undefined ? undefined : finiteNumber(body.idleMinutes, 'idleMinutes');
+				if (idleMinutes !== undefined && idleMinutes < 0) throw new ControlError(400, 'invalid_request', 'idleMinutes must not be negative');
+				return ok(
+					sb.abandonNow({
+						formId: optString(body, 'formId'),
+						key: optString(body, 'key'),
+						contact: contact as Record<string, string> | undefined,
+						idleMinutes,
 					}),
 				);
 			},

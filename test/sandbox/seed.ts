@@ -626,6 +626,33 @@ export function seedWorkspace(seed: number, sizesIn: SandboxSizes, name: string)
 	return ws;
 }
 
+/**
+ * Moves a seeded workspace in time by `deltaMs`: every timestamp (`created_at`, `updated_at`,
+ * `completed_at`) by that amount, every calendar date (preferred times, a draft's scheduled date) by the
+ * same number of whole days. What lies between two timestamps (a session's idle time, its minutes to
+ * book) does not change. Used for demo data whose newest activity is minutes old (SandboxOptions.recent).
+ */
+export function shiftWorkspace(ws: Workspace, deltaMs: number): void {
+	const days = Math.round(deltaMs / 86_400_000);
+	const at = <V extends string | null>(value: V): V => (value === null ? value : iso(Date.parse(value) + deltaMs)) as V;
+	const day = (value: string): string => dateOnly(Date.parse(`${value}T12:00:00.000Z`) + days * 86_400_000);
+	const stamped = <T extends { created_at: string | null; updated_at: string | null }>(row: T): void => {
+		row.created_at = at(row.created_at);
+		row.updated_at = at(row.updated_at);
+	};
+	for (const form of ws.forms) stamped(form);
+	for (const profile of [...ws.profiles, ...ws.deletedProfiles]) stamped(profile);
+	for (const request of ws.requests) {
+		stamped(request);
+		request.completed_at = at(request.completed_at);
+		for (const preferred of request.preferred_times) preferred.date = day(preferred.date);
+	}
+	for (const session of ws.sessions) {
+		stamped(session);
+		if (typeof session.data.scheduledDate === 'string') session.data.scheduledDate = day(session.data.scheduledDate);
+	}
+}
+
 /** Keys of a sandbox: deterministic per seed. */
 export function makeKeys(seed: number): { demo: string; second: string; revoked: string; other: string } {
 	const rng = new Rng((seed ^ 0x5bd1e995) >>> 0);

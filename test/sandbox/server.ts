@@ -76,13 +76,19 @@ const LIST_PATHS: Record<string, ListName> = {
 };
 const GET_REQUEST_PATH = /^\/api\/v1\/requests\/([^/]+)$/;
 
+/** SandboxOptions.recent: the seeded range ends this many minutes before the sandbox starts ... */
+export const RECENT_SEED_ENDS_MINUTES_AGO = 5;
+/** ... and customers left a booking unfinished this many minutes before it starts (35 min to 20 h). */
+export const RECENT_DRAFTS_MINUTES_AGO = [35, 50, 80, 140, 200, 320, 480, 720, 1200];
+
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
 	const host = opts.host ?? '127.0.0.1';
 	const seed = opts.seed ?? 42;
 	const rateLimit = opts.rateLimit ?? true;
 	const minGapMs = opts.minGapMs ?? 1000;
 	const clock = new Clock();
-	const store = new Store({ seed, sizes: opts.sizes, clock });
+	const store = new Store({ seed, sizes: opts.sizes, clock, seedEndsAt: opts.recent ? Date.now() - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined });
+	if (opts.recent) store.leftRecently(RECENT_DRAFTS_MINUTES_AGO);
 	const faults = new Faults(seed);
 	const network = new NetworkLatency(seed, opts.latencyMs);
 	const log: RequestLogEntry[] = [];
@@ -295,6 +301,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		completeSession: (id) => store.completeSession(id),
 		bookWithoutDraft: (input) => store.bookWithoutDraft(input),
 		addRequest: (input) => store.addRequest(input),
+		abandonNow: (input = {}) => {
+			const { idleMinutes = 61, ...start } = input;
+			if (!Number.isFinite(idleMinutes) || idleMinutes < 0) throw new Error('idleMinutes must be a non-negative number');
+			const session = store.startSession(start);
+			clock.advance(idleMinutes * 60_000);
+			return { session, now: clock.now() };
+		},
 		updateRequest: (id, change) => store.updateRequest(id, change),
 		revokeKey: (key) => store.revokeKey(key),
 		clock,

@@ -7,6 +7,7 @@ import {
 	DEFAULT_SIZES,
 	OTHER_SIZES,
 	Rng,
+	SEED_RANGE_END,
 	STEPS,
 	contactOf,
 	dateOnly,
@@ -20,6 +21,7 @@ import {
 	requestAttributionFrom,
 	routeProfile,
 	seedWorkspace,
+	shiftWorkspace,
 } from './seed';
 import type {
 	BookingRequest,
@@ -159,6 +161,8 @@ export interface StoreOptions {
 	seed: number;
 	sizes?: SandboxSizes;
 	clock: Clock;
+	/** The seeded data moved in time so that its range ends at this moment (ms): see SandboxOptions.recent. */
+	seedEndsAt?: number;
 }
 
 export class Store {
@@ -177,6 +181,10 @@ export class Store {
 		this.keys = makeKeys(seed);
 		this.demo = seedWorkspace(seed, { ...DEFAULT_SIZES, ...(opts.sizes ?? {}) }, 'Demo Workspace');
 		this.other = seedWorkspace((seed ^ 0x9e3779b9) >>> 0, OTHER_SIZES, 'Other Workspace');
+		if (opts.seedEndsAt !== undefined) {
+			shiftWorkspace(this.demo, opts.seedEndsAt - SEED_RANGE_END);
+			shiftWorkspace(this.other, opts.seedEndsAt - SEED_RANGE_END);
+		}
 		this.rng = new Rng((seed ^ 0xa5a5a5a5) >>> 0);
 		this.keyToWs.set(this.keys.demo, this.demo);
 		this.keyToWs.set(this.keys.second, this.demo);
@@ -379,6 +387,26 @@ export class Store {
 		};
 		ws.sessions.push(session);
 		return { session, request };
+	}
+
+	/**
+	 * Customers who left a booking unfinished `minutesAgo` minutes ago (one draft each, with an e-mail,
+	 * at a step past the contact step): demo data (SandboxOptions.recent). The drafts are stamped as if
+	 * the clock had been that far back; the clock is as it was afterwards.
+	 */
+	leftRecently(minutesAgo: number[], key?: string): Session[] {
+		const offset = this.clock.offsetMs();
+		const drafts: Session[] = [];
+		try {
+			for (const minutes of [...minutesAgo].sort((a, b) => b - a)) {
+				this.clock.setOffsetMs(offset - minutes * 60_000);
+				const session = this.startSession({ key });
+				drafts.push(this.saveSession(session.id, { step: this.rng.pick(STEPS.slice(1)) }));
+			}
+		} finally {
+			this.clock.setOffsetMs(offset);
+		}
+		return drafts;
 	}
 
 	/** A new request (fresh submission at the clock's time) with any fields overridden by `input`. */

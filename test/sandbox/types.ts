@@ -199,6 +199,13 @@ export interface SandboxOptions {
 	latencyMs?: Latency;
 	/** No console output (the sandbox prints nothing by itself anyway; kept for the CLI). */
 	quiet?: boolean;
+	/**
+	 * Demo data that looks like today (the demo, `npm run sandbox -- --recent`): the seeded data moved in
+	 * time so that its range ends a few minutes before the sandbox starts (every timestamp by the same
+	 * amount: seed.ts shiftWorkspace), and a few customers who left a booking unfinished in the last hours
+	 * (RECENT_DRAFTS_MINUTES_AGO). Default off: the fixed range 2026-01-01 .. 2026-10-31 UTC the tests rely on.
+	 */
+	recent?: boolean;
 }
 
 /** A network latency: constant ms, or a [min, max] range; null or 0 for none. */
@@ -319,6 +326,12 @@ export interface Sandbox {
 	completeSession(id: string): { session: Session; request: BookingRequest };
 	bookWithoutDraft(input?: BookWithoutDraftInput): { session: Session; request: BookingRequest };
 	addRequest(input?: Partial<BookingRequest> & { key?: string }): BookingRequest;
+	/**
+	 * A customer leaves a booking unfinished now (a draft with an e-mail, at the address step) and the
+	 * sandbox clock moves on by `idleMinutes` (default 61: past the examples' Abandoned After of 30 and
+	 * 60 minutes), so a published trigger reports it at its next poll.
+	 */
+	abandonNow(input?: StartSessionInput & { idleMinutes?: number }): { session: Session; now: number };
 	/** The workspace changes a request (status, lead status, notes, completion, contact): see RequestChange. */
 	updateRequest(id: string, change: RequestChange): BookingRequest;
 	revokeKey(key: string): void;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
 import { BookingRequestsApi } from '../../../credentials/BookingRequestsApi.credentials';
+import { EDITION_CREDENTIAL_PROPERTIES as QUEUE_CREDENTIAL_FIELDS } from '../../../queue/credentialFields';
 import { createHarness } from '../../support/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../../support/sandboxGaps';
 import type { Sandbox } from '../../sandbox';
@@ -146,8 +147,10 @@ describe('shared limit connections', () => {
 });
 
 describe('the credential field and the Redis URL', () => {
-	test('"Redis URL": password-typed, empty by default, shown only with "Share Rate Limit Across n8n Processes" (off by default)', () => {
-		const properties = new BookingRequestsApi().properties;
+	test('"Redis URL": password-typed, empty by default, shown only with "Share Rate Limit Across n8n Processes" (off by default); only the queue edition\'s credential has them', () => {
+		// the queue edition's build puts queue/credentialFields.ts in the place of credentials/editionFields.ts
+		const properties = QUEUE_CREDENTIAL_FIELDS;
+		expect(new BookingRequestsApi().properties.map((property) => property.name)).not.toEqual(expect.arrayContaining(['shareRateLimit']));
 		const toggle = properties.find((property) => property.name === 'shareRateLimit');
 		expect(toggle).toMatchObject({ displayName: 'Share Rate Limit Across n8n Processes', type: 'boolean', default: false });
 		const field = properties.find((property) => property.name === 'redisUrl');

@@ -60,7 +60,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'requests',
 	},
-	...getManyFields("the customer's booking requests"),
+	...getManyFields("customer's booking requests"),
 	{
 		displayName: 'Filters',
 		name: 'filters',
