@@ -21,7 +21,7 @@ const TEST_BASE_URL = "={{ String($credentials.baseUrl || '').trim().replace(/\\
 // What the fields check while the user types (fieldChecks.ts), exported for the tests.
 export { API_KEY_SHAPE_PATTERN, API_PATH_SUFFIX_PATTERN, SAFE_BASE_URL_PATTERN } from './fieldChecks';
 
-/** The Test button's answers (README "Credentials"). */
+/** The Test button's answers (docs/credentials.md). */
 export const TEST_MESSAGES = {
 	unauthorized:
 		'The API key was rejected (401): check that it is the whole key as the dashboard showed it (a prefix of 4 characters ending in "_", then 32 hexadecimal characters), that it is not revoked, and that it belongs to this Base URL. Create a key under Integrations → API.',
@@ -35,7 +35,7 @@ export const TEST_MESSAGES = {
  * with the Authorization header above, no redirect followed (the key never goes to a second address),
  * and every answer read by `rules` from the body the contract defines (`error` codes, `items`).
  * A host that cannot be reached is reported by n8n with the network error's code (ENOTFOUND, ECONNREFUSED,
- * ETIMEDOUT, a TLS code), which the README explains.
+ * ETIMEDOUT, a TLS code), which docs/troubleshooting.md explains.
  */
 export class BookingRequestsApi implements ICredentialType {
 	name = 'bookingRequestsApi';

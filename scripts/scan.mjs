@@ -5,7 +5,7 @@
 //   1. the source tree, with the scanner's SOURCE_FILE_PATTERNS (package.json, {nodes,credentials}/**), and
 //   2. the packed tarball (`npm pack` of the repository root, unpacked), its .js files and package.json.
 // The online legs (npm provenance, fetching the attested GitHub source) need a published version:
-// see README "Releasing". Needs a build (dist/) first.
+// see RELEASING.md. Needs a build (dist/) first.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

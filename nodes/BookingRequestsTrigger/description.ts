@@ -7,7 +7,7 @@ import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './updates/detect';
 export const TRIGGER_DESCRIPTION =
 	'Starts a workflow when a customer leaves a booking unfinished, finishes a booking, or a new booking request arrives';
 
-/** The fields of a simplified session event (README "Output shapes"). */
+/** The fields of a simplified session event (docs/booking-requests-trigger.md). */
 export const SIMPLE_SESSION_EVENT_FIELDS =
 	'event, event_id, session_id, request_id, status, form_id, form_name, step, email, first_name, last_name, phone, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url, created_at, updated_at, idle_minutes (and recovered, recovered_from_session_id, minutes_to_recover for completed sessions)';
 

@@ -5,7 +5,7 @@
  * Windows (windows.ts), per poll:
  * - New Request: requests with `created_at` above the requests floor, read from page 1 downward.
  * - Session Completed: sessions with `request_id` set and `updated_at` above the completions floor
- *   (completing a booking moves a session to the top with a new `updated_at`: README "assumptions").
+ *   (completing a booking moves a session to the top with a new `updated_at`: docs/how-it-works.md).
  *   Placeholder sessions (a booking without a saved draft) are new sessions at the top: the same rule.
  * - Session Abandoned: sessions with `request_id` null whose `updated_at` crossed the horizon since the
  *   last poll: in (previous horizon, now − delay]. They are judged on the copy read now, nothing is kept

@@ -1,6 +1,6 @@
 /**
  * The trigger's output items: one item per event, oldest first. What an item looks like is decided
- * here and only here (README "Trigger" and "Output shapes").
+ * here and only here (docs/booking-requests-trigger.md).
  *
  * Interface with the engine (diff / fetch / poll):
  * - the engine produces `TriggerEvent`s; for a `session.completed` event it attaches the session's

@@ -5,7 +5,7 @@
  * Times are milliseconds on the API server's clock (timestamps it wrote, and its `Date` header), never
  * n8n's clock, so clock skew between n8n and the API cannot make the trigger fire early or never.
  *
- * What is remembered (README "Trigger"), per window of a list (windows.ts):
+ * What is remembered (docs/how-it-works.md), per window of a list (windows.ts):
  * - `floor`: every item at or below this timestamp has been handled;
  * - `done`: ids (hashed, memory.ts) handled ABOVE the floor: rows at the newest timestamps that a late
  *   commit could still join, and part of a tie group too large for one poll. Pruned as soon as the

@@ -4,7 +4,7 @@ export const CREDENTIAL_TYPE = 'bookingRequestsApi';
 /** The credential type's display name: how texts name a credential the user did not name. */
 export const CREDENTIAL_DISPLAY_NAME = 'Booking Requests API';
 
-/** The two editions built from this source (README "Editions"; nodes/shared/transport/limiter/edition.ts). */
+/** The two editions built from this source (docs/guides/queue-mode.md; nodes/shared/transport/limiter/edition.ts). */
 export const CLOUD_PACKAGE_NAME = 'n8n-nodes-booking-requests';
 export const QUEUE_PACKAGE_NAME = 'n8n-nodes-booking-requests-queue';
 

@@ -4,7 +4,7 @@
  * `…#section` link into a dead anchor; a page per topic survives it. The codex files
  * (*.node.json) repeat these URLs (JSON cannot import them); a test keeps them equal.
  *
- * The GitHub organisation is a placeholder until the repository is published (README "Links").
+ * The GitHub organisation is a placeholder until the repository is published (RELEASING.md).
  */
 export const REPOSITORY_URL = 'https://github.com/n8n-nodes-booking-requests/n8n-nodes-booking-requests';
 

@@ -17,7 +17,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Milliseconds of an API timestamp: an ISO 8601 string (contract) or epoch milliseconds (tolerated,
- * see README "contract gaps"). `null` when the value is missing or unreadable; callers decide what a
+ * see docs/troubleshooting.md). `null` when the value is missing or unreadable; callers decide what a
  * missing time means for them (oldest, unknown, skipped).
  */
 export function timestampMs(value: unknown): number | null {

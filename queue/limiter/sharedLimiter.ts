@@ -23,7 +23,7 @@ import { parseRedisUrl, type RedisTarget } from '../../nodes/shared/transport/li
  *   so the KeyState (previous answer time and that process's round-trip lower bound, Retry-After pause,
  *   contention widening) is read from Redis when the turn is taken and written back before it is given
  *   back, in the key `<prefix><base URL>#<key hash>:pacing`, expiring like Bottleneck's keys.
- * - Assumptions (README): the processes' clocks agree within a few ms (the state holds absolute times;
+ * - Assumptions (docs/guides/queue-mode.md): the processes' clocks agree within a few ms (the state holds absolute times;
  *   one host, or NTP); processes reach the API over similar routes (the smaller of two processes'
  *   round-trip bounds is used, which is safe when the part of the round trip before the server is
  *   about the same share for both).

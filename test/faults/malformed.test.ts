@@ -1,6 +1,6 @@
 /**
  * Issue 8, server answers that break the contract: through the action node, each one is either handled
- * (the exact set comes out; see README "Troubleshooting and contract gaps") or fails with a clear error.
+ * (the exact set comes out; see docs/troubleshooting.md) or fails with a clear error.
  * Never an endless loop, never a partial or silently wrong list.
  */
 import type { INodeParameters } from 'n8n-workflow';

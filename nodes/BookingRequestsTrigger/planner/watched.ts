@@ -11,7 +11,7 @@ import type { ListView } from './listView';
 import { pageOf } from './listView';
 import type { Plan, ReadGate } from './search';
 
-/** Calls a poll spends at most on the older pages of the watched range (README: calls and delays). */
+/** Calls a poll spends at most on the older pages of the watched range (docs/booking-requests-trigger.md: how often each request is checked). */
 export const WATCH_PAGES_PER_POLL = 10;
 
 export interface WatchedReads {

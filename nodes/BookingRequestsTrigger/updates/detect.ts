@@ -3,7 +3,7 @@
  * pure function of (the remembered records, the request pages read in this poll, which requests the
  * New Request part has passed, activation time, now, settings). The records are updated in place.
  *
- * Rules (README "Request Updated"):
+ * Rules (docs/booking-requests-trigger.md "Request Updated"):
  * - Watched: a request whose place in the request list (newest first by `created_at`), as read, is
  *   within "Watch the Newest (Requests)". One that leaves it (newer requests pushed it out) is forgotten.
  * - A request is first remembered, silently, when the New Request part has passed it (created at or
@@ -27,7 +27,7 @@ import type { ChangeField, Watched, WatchGroup } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import { UpdatesMemory } from './records';
 
-/** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (README). */
+/** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (docs/booking-requests-trigger.md). */
 export const DEFAULT_WATCH_NEWEST = 500;
 export const MAX_WATCH_NEWEST = 5_000;
 

@@ -6,7 +6,7 @@ import { recordOrEmpty, stringList, textOrNull, valueOrNull } from './values';
 
 /**
  * The simplified booking request: everything a CRM sync maps, flat. Used by the action node
- * (Simplify on) and by the trigger's New Request events. README "Output shapes".
+ * (Simplify on) and by the trigger's New Request events. docs/booking-requests-node.md and docs/booking-requests-trigger.md.
  */
 export const SIMPLE_REQUEST_FIELDS = [
 	'id',

@@ -37,7 +37,7 @@ function shown(value: unknown): string {
 
 /**
  * A timestamp field as the contract has it: an ISO string, null, or absent. An epoch-milliseconds
- * number is converted to the ISO string of the same instant (handled, see README); anything else is
+ * number is converted to the ISO string of the same instant (handled, see docs/troubleshooting.md); anything else is
  * a contract break that would make date filters and ordering silently wrong.
  */
 function normaliseTimestamp(value: unknown): { ok: true; value: unknown } | { ok: false } {

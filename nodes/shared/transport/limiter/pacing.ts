@@ -21,7 +21,7 @@
  * the samples agree; on a constant route the fourth request already gets L ≈ RTT. When the previous request
  * was another process's (Redis mode), the smaller of the two processes' L is used: safe whatever
  * share of the round trip lies before the server, as long as it is about the same share for both
- * (README, queue mode).
+ * (docs/rate-limiting.md, docs/guides/queue-mode.md).
  *
  * A 429 is the backstop, and nothing is lost (the caller retries after Retry-After). It is also
  * information:

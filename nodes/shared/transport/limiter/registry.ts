@@ -73,7 +73,7 @@ export function retryRules(): RetryRules {
  * The limiter for one API key at one base URL. `keyId` is a hash of the key (keyId.ts): the raw key
  * is never part of a limiter id. With `redisUrl` (the credential's "Shared Rate Limit: Redis URL"),
  * the queue edition shares the limiter through that Redis with every process using the key; the Cloud
- * edition has no Redis client and paces the key per process (README "Editions").
+ * edition has no Redis client and paces the key per process (docs/guides/queue-mode.md).
  */
 export function limiterFor(baseUrl: string, keyId: string, redisUrl?: string): KeyLimiter {
 	const { sharedLimiterFor } = registry().edition;
