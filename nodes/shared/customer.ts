@@ -11,16 +11,32 @@
  *   starting with 1 are one already; other lengths are kept as typed, so they match only the same
  *   digits typed again (a national number of another country cannot be told apart from a partial one);
  * - fewer than 7 digits identify nobody (no phone key).
+ *
+ * Placeholders identify nobody either (issue 29): what people type to get past a required field would
+ * otherwise make strangers one customer (one booking suppressing everyone's reminder). A phone whose
+ * national part (its last 10 digits) is one digit repeated or a run such as 1234567890; an e-mail whose
+ * name is a placeholder word (test, none, noreply, ...) or whose domain is one (test.com, none.com, ...).
  */
 
 export const MIN_PHONE_DIGITS = 7;
 
-/** The e-mail as compared: trimmed, lower case; undefined when it is not an address. */
+const PLACEHOLDER_EMAIL_NAMES = new Set(['test', 'testing', 'none', 'no', 'na', 'n/a', 'null', 'noemail', 'no-email', 'nomail', 'noreply', 'no-reply', 'donotreply', 'do-not-reply', 'asdf', 'fake', 'x', 'xx', 'xxx']);
+const PLACEHOLDER_EMAIL_DOMAINS = new Set(['test.com', 'none.com', 'noemail.com', 'nomail.com', 'fake.com', 'asdf.com', 'test.test']);
+const PHONE_RUNS = ['01234567890', '9876543210'];
+
+/** The e-mail as compared: trimmed, lower case; undefined when it is not an address or a placeholder. */
 export function normaliseEmail(value: unknown): string | undefined {
 	if (typeof value !== 'string') return undefined;
 	const email = value.trim().toLowerCase();
-	const at = email.indexOf('@');
-	return at > 0 && at < email.length - 1 && !/\s/.test(email) ? email : undefined;
+	const at = email.lastIndexOf('@');
+	if (!(at > 0 && at < email.length - 1 && !/\s/.test(email))) return undefined;
+	return PLACEHOLDER_EMAIL_NAMES.has(email.slice(0, at)) || PLACEHOLDER_EMAIL_DOMAINS.has(email.slice(at + 1)) ? undefined : email;
+}
+
+/** A phone typed to fill the field: its national part one digit repeated, or a run of digits. */
+function isPlaceholderPhone(digits: string): boolean {
+	const national = digits.slice(-10);
+	return /^(\d)\1+$/.test(national) || PHONE_RUNS.some((run) => run.includes(national));
 }
 
 /** The phone as compared: the digits of its international form; undefined when it identifies nobody. */
@@ -31,7 +47,7 @@ export function normalisePhone(value: unknown): string | undefined {
 	const international = text.startsWith('+') || digits.startsWith('00');
 	if (!international && digits.length === 10) digits = `1${digits}`;
 	else if (digits.startsWith('00') && !text.startsWith('+')) digits = digits.slice(2);
-	return digits.length >= MIN_PHONE_DIGITS ? digits : undefined;
+	return digits.length >= MIN_PHONE_DIGITS && !isPlaceholderPhone(digits) ? digits : undefined;
 }
 
 /**

@@ -114,3 +114,22 @@ describe('a day of retargeting through n8n', () => {
 		expect(judged.byPath[REQUESTS]).toBeUndefined();
 	});
 });
+
+describe('placeholder contact values identify nobody (issue 29 item 4)', () => {
+	it('a booking with the phone 0000000000 or the e-mail test@test.com does not suppress a stranger’s reminder that shares it', async () => {
+		// Before: the shared placeholder made strangers one customer, so Ana's booking skipped Bo and Cy.
+		const run = new TriggerRun(harness, sandbox, { events: ['sessionAbandoned'], abandonedAfterMinutes: 30 });
+		const poll = () => run.poll('trigger', { typeVersion: 1.1 });
+		await poll();
+		const bo = sandbox.startSession({ contact: { firstname: 'Bo', lastname: 'Placeholder', email: 'bo.placeholder@example.com', phone: '0000000000' } });
+		sandbox.saveSession(bo.id, { step: 'address', data: { ...bo.data } });
+		const cy = sandbox.startSession({ contact: { firstname: 'Cy', lastname: 'Placeholder', email: 'test@test.com', phone: '+15125550177' } });
+		sandbox.saveSession(cy.id, { step: 'address', data: { ...cy.data } });
+		sandbox.clock.advance(5 * MIN);
+		sandbox.bookWithoutDraft({ contact: { email: 'ana.placeholder@example.com', phone: '(000) 000-0000' } });
+		sandbox.bookWithoutDraft({ contact: { email: 'TEST@test.com', phone: '+15125550178' } });
+		sandbox.clock.advance(31 * MIN);
+		const reminded = ofEvent((await poll()).items, 'session.abandoned').map((item) => item.id);
+		expect(reminded).toEqual(expect.arrayContaining([bo.id, cy.id]));
+	});
+});

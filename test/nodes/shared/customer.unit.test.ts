@@ -37,4 +37,22 @@ describe('customer identity', () => {
 		expect(sameCustomer({ email: 'a@x.io' }, { email: 'b@x.io' })).toBe(false);
 		expect(sameCustomer({}, {})).toBe(false);
 	});
+
+	it('placeholders identify nobody: a repeated digit or a run as the phone, a placeholder name or domain as the e-mail', () => {
+		for (const phone of ['0000000000', '(000) 000-0000', '+1 111 111 1111', '5555555', '1234567890', '+44 1234 567890', '0123456789', '9876543210']) {
+			expect([phone, normalisePhone(phone)]).toEqual([phone, undefined]);
+		}
+		for (const email of ['test@test.com', 'TEST@example.com', 'noreply@shop.io', 'none@none.com', 'someone@test.com', 'x@y.io', 'n/a@n.a']) {
+			expect([email, normaliseEmail(email)]).toEqual([email, undefined]);
+		}
+		// Real-looking values still count (including the fictional 555-01xx range the tests use).
+		expect(normalisePhone('+15125550100')).toBe('15125550100');
+		expect(normalisePhone('(512) 555-0199')).toBe('15125550199');
+		expect(normaliseEmail('tester@example.com')).toBe('tester@example.com');
+		expect(normaliseEmail('nobody@example.com')).toBe('nobody@example.com');
+		// Two strangers who typed the same placeholder are not one customer.
+		expect(sameCustomer({ email: 'ana@example.com', phone: '0000000000' }, { email: 'bo@example.com', phone: '000-000-0000' })).toBe(false);
+		expect(sameCustomer({ email: 'test@test.com', phone: '+15125550101' }, { email: 'test@test.com', phone: '+15125550102' })).toBe(false);
+		expect(customerKeys({ email: 'test@test.com', phone: '0000000000' })).toEqual([]);
+	});
 });
