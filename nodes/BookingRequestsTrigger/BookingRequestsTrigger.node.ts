@@ -23,7 +23,7 @@ import { apiSource, attachSampleRequests, CallBudget, pollChanges, readFirstPage
 import type { ItemOptions } from './items';
 import { needsRequest, toItems } from './items';
 import { pickSamples } from './samples';
-import { readState, STATE_KEY } from './state';
+import { EVENT_LETTERS, readState, STATE_KEY } from './state';
 import type { UpdateSettings } from './updates/detect';
 import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './updates/detect';
 import type { WatchGroup } from './updates/fields';
@@ -37,8 +37,10 @@ interface Parameters {
 	formId: string | undefined;
 	/** How events become items (items.ts); `now` is set per poll. */
 	output: Omit<ItemOptions, 'now'>;
-	/** The credential's key id (a hash), and the fingerprint versions before 0.2 wrote (it covered the key). */
+	/** The credential's key id (a hash), and the fingerprint versions before 0.2 wrote (it covered the key and the events). */
 	key: { id: string; legacyFingerprint: string };
+	/** The selected events as the state's `ev` writes them. */
+	eventLetters: string;
 }
 
 async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
@@ -70,10 +72,11 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 	}
 	const updates = events.requestUpdated ? readUpdateOptions(node, options) : undefined;
 	const target = await resolveTarget(ctx);
-	// Not the key: another key of the same workspace continues the state (workspace.ts).
-	const about = [EVENT_VALUES.filter((value) => events[value]), formId ?? '', target.baseUrl];
+	// Neither the key (another key of the same workspace continues the state: workspace.ts) nor the
+	// events (an added event starts from the last poll, the rest is kept: state.ts readState).
 	const fingerprintOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
-	const fingerprint = fingerprintOf(about);
+	const fingerprint = fingerprintOf(['v0.2', formId ?? '', target.baseUrl]);
+	const selectedValues = EVENT_VALUES.filter((value) => events[value]);
 	return {
 		settings: {
 			events,
@@ -89,7 +92,8 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 			fingerprint,
 		},
 		formId,
-		key: { id: target.keyId, legacyFingerprint: fingerprintOf([...about, target.keyId]) },
+		key: { id: target.keyId, legacyFingerprint: fingerprintOf([selectedValues, formId ?? '', target.baseUrl, target.keyId]) },
+		eventLetters: selectedValues.map((value) => EVENT_LETTERS[value]).join(''),
 		output: {
 			simplify: ctx.getNodeParameter('simplify', true) !== false,
 			includeRequest: options.includeRequest === true && events.sessionCompleted,
@@ -168,7 +172,7 @@ export class BookingRequestsTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const { settings, formId, output, key: apiKey } = await readParameters(this);
+		const { settings, formId, output, key: apiKey, eventLetters } = await readParameters(this);
 		// A completed session's booking request is read (within the budget) when its item needs it.
 		const requestNeeded = (session: BookingSession) => needsRequest(session, output);
 		const budgetMs = pollBudgetMs(this);
@@ -192,7 +196,10 @@ export class BookingRequestsTrigger implements INodeType {
 		running.set(key, Date.now() + budgetMs + REQUEST_TIMEOUT_MS);
 		try {
 			const staticData = this.getWorkflowStaticData('node');
-			const stored = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings), { fingerprint: apiKey.legacyFingerprint, key: apiKey.id });
+			const stored = readState(staticData[STATE_KEY], settings.fingerprint, listsFor(settings), { fingerprint: apiKey.legacyFingerprint, key: apiKey.id }, {
+				events: eventLetters,
+				abandonedAfterMs: settings.abandonedAfterMs,
+			});
 			const active = settings.requestsForm ? apiSource(this, formId, deadline, { requestsOfEveryForm: true }) : source;
 			const change = stored && (await afterKeyChange(stored, apiKey.id, active));
 			if (change?.continues === 'later') return null;
@@ -217,7 +224,7 @@ export class BookingRequestsTrigger implements INodeType {
 			}
 			// Built before the state is stored: a failed Get request fails the poll and nothing advances.
 			const items = await toItems(this, result.events, { ...output, now: result.now }, { deadline });
-			if (result.state) staticData[STATE_KEY] = { ...result.state, key: apiKey.id } as unknown as IDataObject;
+			if (result.state) staticData[STATE_KEY] = { ...result.state, key: apiKey.id, ev: eventLetters } as unknown as IDataObject;
 			this.logger.debug('Booking Requests Trigger poll', {
 				baseline: result.baseline,
 				events: items.length,

@@ -92,6 +92,11 @@ export interface TriggerState {
 	key?: string;
 	/** A booking request id of the workspace (the newest read), to tell whether a new key reads the same one. */
 	ref?: string;
+	/**
+	 * The events selected at the last poll (one letter each: EVENT_LETTERS). Changing the events keeps
+	 * the state: an event added starts from the last poll (what happened since is reported once).
+	 */
+	ev?: string;
 	/** Server time of the baseline (first activation or last reset). */
 	since: number;
 	/** Server time of the last poll that produced this state. */
@@ -111,6 +116,9 @@ export const timeOf = timestampMs;
 // Reading a stored state back. Static data may come from an older version of the package, be
 // hand-edited, or be partly written: anything that does not validate is treated as absent (a new
 // baseline), never as a reason to fail every poll.
+
+/** The letters of the events in the state's `ev`. */
+export const EVENT_LETTERS = { sessionAbandoned: 'a', sessionCompleted: 'c', requestCreated: 'n', requestUpdated: 'u' } as const;
 
 function isShortText(value: unknown): value is string {
 	return typeof value === 'string' && value.length > 0 && value.length <= 64;
@@ -202,8 +210,10 @@ export function readState(
 	raw: unknown,
 	fingerprint: string,
 	lists: { sessions: boolean; requests: boolean; updates?: boolean },
-	/** The fingerprint older versions wrote (it covered the key): read as this one, by that key. */
+	/** The fingerprint older versions wrote (it covered the key and the events): read as this one, by that key. */
 	legacy?: { fingerprint: string; key: string },
+	/** The events selected now (letters) and Abandoned After: what an added event starts from. */
+	selection?: { events: string; abandonedAfterMs: number },
 ): TriggerState | undefined {
 	if (!isRecord(raw) || (raw.v !== STATE_VERSION && raw.v !== 2)) return undefined;
 	const fromLegacy = legacy !== undefined && raw.fp === legacy.fingerprint;
@@ -211,11 +221,21 @@ export function readState(
 	const key = fromLegacy ? legacy.key : isShortText(raw.key) ? raw.key : undefined;
 	const ref = isShortText(raw.ref) ? raw.ref : undefined;
 	if (!isMs(raw.since) || !isMs(raw.polledAt) || !isMs(raw.skewMs)) return undefined;
-	const sessions = raw.sessions === undefined ? undefined : readSessions(raw.sessions);
+	let sessions = raw.sessions === undefined ? undefined : readSessions(raw.sessions);
 	let requests = raw.requests === undefined ? undefined : readWindow(raw.requests);
 	if ((raw.sessions !== undefined && !sessions) || (raw.requests !== undefined && !requests)) return undefined;
-	// The fingerprint covers the events, so this only fails for a state written inconsistently.
-	if (lists.sessions !== (sessions !== undefined)) return undefined;
+	const before = typeof raw.ev === 'string' ? raw.ev : selection?.events;
+	const added = (letter: string) => selection !== undefined && selection.events.includes(letter) && !(before ?? '').includes(letter);
+	if (lists.sessions && !sessions) {
+		// Session events added to a trigger that read only requests: from the last poll, as if it had watched.
+		if (!selection) return undefined;
+		sessions = { completions: { floor: raw.polledAt, done: {} }, horizon: { floor: raw.polledAt - selection.abandonedAfterMs, done: {} }, checkpoints: [], seen: {} };
+	} else if (sessions && added(EVENT_LETTERS.sessionCompleted)) {
+		// Session Completed added: its window was not kept up to date while it was off.
+		sessions = { ...sessions, completions: { floor: raw.polledAt, done: {} } };
+	}
+	// No session event left: the session windows and the customer memories go.
+	if (!lists.sessions) sessions = undefined;
 	if (lists.requests && !requests) requests = { floor: raw.polledAt, done: {} };
 	if (!lists.requests) requests = undefined;
 	// Request Updated's records: dropped when it is not selected; a malformed copy starts them afresh
@@ -232,6 +252,7 @@ export function readState(
 		fp: fingerprint,
 		...(key !== undefined ? { key } : {}),
 		...(ref !== undefined ? { ref } : {}),
+		...(selection ? { ev: selection.events } : {}),
 		since: raw.since,
 		polledAt: raw.polledAt,
 		skewMs: raw.skewMs,

@@ -627,13 +627,30 @@ describe('reset on filter or events change', () => {
 		expect((await world.poll(after.state, changed)).ids).toEqual([abandonedId(active)]);
 	});
 
-	it('a state written for other session lists, another version (v1) or garbage is refused: a new baseline, never an error', async () => {
+	it('a state for other lists keeps what still applies (issue 29); another version (v1) or garbage is refused: a new baseline, never an error', async () => {
 		const world = new World();
 		const runner = new Runner(world, makeSettings());
 		await runner.poll();
 		const stored = JSON.parse(JSON.stringify(runner.state));
 		expect(readState(stored, 'fp-1', { sessions: true, requests: true })).toBeDefined();
-		expect(readState(stored, 'fp-1', { sessions: false, requests: true })).toBeUndefined();
+		// No session event left: the session windows and memories go, the request window stays.
+		const requestsOnly = readState(stored, 'fp-1', { sessions: false, requests: true });
+		expect(requestsOnly?.sessions).toBeUndefined();
+		expect(requestsOnly?.requests).toEqual(stored.requests);
+		// Session events added to a state without sessions: they start from the last poll (needs the selection).
+		const { sessions: _sessions, ...withoutSessions } = stored;
+		expect(readState(withoutSessions, 'fp-1', { sessions: true, requests: true })).toBeUndefined();
+		expect(readState(withoutSessions, 'fp-1', { sessions: true, requests: true }, undefined, { events: 'an', abandonedAfterMs: DELAY })?.sessions).toEqual({
+			completions: { floor: stored.polledAt, done: {} },
+			horizon: { floor: stored.polledAt - DELAY, done: {} },
+			checkpoints: [],
+			seen: {},
+		});
+		// Session Completed added: its window (not kept up to date while off) starts from the last poll.
+		const added = readState({ ...stored, ev: 'a' }, 'fp-1', { sessions: true, requests: true }, undefined, { events: 'ac', abandonedAfterMs: DELAY });
+		expect(added?.sessions?.completions).toEqual({ floor: stored.polledAt, done: {} });
+		expect(added?.sessions?.horizon).toEqual(stored.sessions.horizon);
+		expect(added?.ev).toBe('ac');
 		// The request list is read for more than New Request (Skip Customers Who Booked): its window is
 		// dropped when no longer needed, and added from the last poll when needed (no new baseline).
 		expect(readState(stored, 'fp-1', { sessions: true, requests: false })?.requests).toBeUndefined();
