@@ -36,9 +36,9 @@ const POLL_SECOND = 0;
 
 // node names in the example file
 const NODES = {
-	manual: 'When clicking ‘Execute workflow’',
-	create: 'Data table: create booking_requests (if missing)',
-	list: 'Booking Requests: all requests (backfill)',
+	manual: 'Backfill (run once)',
+	create: 'Create table if missing',
+	list: 'Get all requests (backfill)',
 	trigger: 'Booking Requests Trigger',
 	upsert: 'CRM: create or update by booking_request_id',
 };
