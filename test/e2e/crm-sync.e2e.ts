@@ -12,7 +12,8 @@
  *     each round the next poll's execution upserts New Request and Request Updated items;
  *  4. the Data table (read through n8n's REST API) then matches the sandbox row for row, except the
  *     3 changes older than the window, which are exactly the rows still as the backfill wrote them;
- *     no request has two rows.
+ *     no request has two rows;
+ *  5. the backfill run again brings those 3 in line, still without a duplicate.
  */
 import * as path from 'node:path';
 
@@ -229,7 +230,7 @@ describe('CRM sync recipe (examples/sync-requests-to-crm.json) in a real n8n', (
 		}
 	});
 
-	test('backfill, publish, 25 changes and 3 new requests: the table matches the sandbox row for row except the 3 changes older than the window', async () => {
+	test('backfill, publish, 25 changes and 3 new requests: the table matches the sandbox row for row except the 3 changes older than the window; a second backfill fixes those', async () => {
 		const requests = () => sortRequests(sandbox.workspace().requests);
 		const initial = requests();
 		expect(initial).toHaveLength(60);
@@ -346,8 +347,16 @@ describe('CRM sync recipe (examples/sync-requests-to-crm.json) in a real n8n', (
 		timings.rowsExpected = world.length;
 		timings.rowsMatching = world.length - differing.length;
 		timings.rowsInTable = rows.length;
-		expect(sandbox.stats().rateLimited).toBe(0);
 		log(`table: ${rows.length} rows, ${timings.rowsMatching} match the sandbox, ${differing.length} differ (the 3 older than the window)`);
+
+		// 5. what the trigger cannot see, a backfill run again brings in line, still one row per request
+		await betweenPolls();
+		const rerun = await rest.runFromTrigger(example.workflow.id, NODES.manual);
+		expect(rerun.ok).toBe(true);
+		const healed = await tableRows();
+		expect(healed).toHaveLength(63);
+		expect(healed.sort(byId)).toEqual(requests().map(expectedRow).sort(byId));
+		expect(sandbox.stats().rateLimited).toBe(0);
 	});
 });
 
