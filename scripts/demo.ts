@@ -23,7 +23,9 @@
  *    first trigger) and prints item counts per node; exits 1 if any example fails. Wait nodes are
  *    shortened to 2 s for this run (the reminder sequence waits 23 and 48 hours).
  *    --headless --cli: Manual-Trigger examples run with `n8n execute` instead (mode 'cli', like a
- *    production run; one n8n process each, so about 15 s slower per example).
+ *    production run; one n8n process each, so about 15 s slower per example). Examples with a Data
+ *    table node still run through the REST API: n8n 2.40.7's `execute` starts no backend modules, so
+ *    the Data table node fails there ("the module is disabled").
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -42,6 +44,8 @@ const PKG = 'n8n-nodes-booking-requests';
 const CRED_TYPE = 'bookingRequestsApi';
 const CREDENTIAL = { id: 'demoSandboxCred1', name: 'Booking Requests (sandbox, demo key)' };
 const REPO = path.resolve(__dirname, '..');
+/** n8n's Data table node: needs n8n's data-table module, which `n8n execute` does not start. */
+const DATA_TABLE = 'n8n-nodes-base.dataTable';
 /** The interactive demo's Wait nodes (the reminder sequence waits 23 and 48 hours in its file). */
 const DEMO_WAIT_SECONDS = 30;
 const TRIGGER_TYPE = `${PKG}.bookingRequestsTrigger`;
@@ -185,7 +189,7 @@ async function main(): Promise<void> {
 				let how: string;
 				const started = Date.now();
 				try {
-					if (via === 'execute' && args.cli) {
+					if (via === 'execute' && args.cli && !workflow.nodes.some((n) => n.type === DATA_TABLE)) {
 						how = 'n8n execute';
 						run = await cli.execute(workflow.id);
 					} else {

@@ -1,9 +1,6 @@
 /**
  * The example workflows of examples/ in a real n8n (the packed package, the sandbox API in this
  * process), exactly as `npm run demo -- --headless` loads them:
- *  - sync-new-requests-to-crm.json: the first run syncs every request, the next run only the new
- *    ones (the cursor in workflow static data survives between `n8n execute` runs), a run with
- *    nothing new stops before the CRM step;
  *  - session-funnel.json: completed sessions joined to their booking requests;
  *  - every example whose trigger reports Session Abandoned: the newest trigger version with Skip
  *    Customers Who Booked on (as n8n resolves the node's parameters), and, polled as a published
@@ -23,7 +20,7 @@ import { installTarball } from '../support/n8n/communityPackage';
 import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkflow, type ExecutionResult } from '../support/n8n/workflows';
 import { N8nCli } from '../support/n8n/cli';
 import { N8nRest } from '../support/n8n/rest';
-import { hashKey, sortRequests, sortSessions, startSandbox, type BookingRequest, type Sandbox, type Session } from '../sandbox';
+import { hashKey, sortSessions, startSandbox, type Sandbox, type Session } from '../sandbox';
 import { createHarness, type Harness, type PollState } from '../support/inProcessN8n';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
@@ -40,14 +37,6 @@ const SEQUENCE_FILE = 'retarget-reminder-sequence.json';
 const SEQUENCE_WAIT_SECONDS = 10;
 
 // node names in the example files
-const SYNC = {
-	manual: 'When clicking ‘Execute workflow’',
-	schedule: 'Every hour',
-	cursor: 'Since the last synced request',
-	list: 'Booking Requests: new requests',
-	crm: 'CRM: upsert contact (stand-in)',
-	save: 'Remember the newest request',
-};
 const FUNNEL = { list: 'Booking Requests: completed sessions', join: 'Join session and request' };
 const RETARGET = { trigger: 'Booking Requests Trigger', mail: 'E-mail: send reminder (stand-in)' };
 const SEQUENCE = {
@@ -65,27 +54,6 @@ const asJson = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 function ok(run: ExecutionResult, what: string): ExecutionResult {
 	if (!run.ok) throw new Error(`${what} failed: ${run.error?.message ?? '?'} ${run.error?.description ?? ''}`);
 	return run;
-}
-
-/** What the CRM stand-in makes of a request. */
-function crmContact(r: BookingRequest): Record<string, unknown> {
-	const attribution = (r.attribution ?? {}) as Record<string, string>;
-	return asJson({
-		email: r.email,
-		first_name: r.first_name,
-		last_name: r.last_name,
-		phone: r.phone,
-		city: r.city,
-		zip: r.zip,
-		lead_source: attribution.utm_source || r.source || null,
-		notes: r.intake_responses
-			.filter((a) => a.answer.trim() !== '' && a.question.trim() !== '')
-			.map((a) => `${a.question.trim()}: ${a.answer.trim()}`)
-			.join('\n'),
-		status: r.status,
-		booking_request_id: r.id,
-		booked_at: r.created_at,
-	});
 }
 
 describe('example workflows (examples/*.json) in a real n8n', () => {
@@ -130,7 +98,7 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 			'retarget-abandoned-sessions.json',
 			'retarget-reminder-sequence.json',
 			'session-funnel.json',
-			'sync-new-requests-to-crm.json',
+			'sync-requests-to-crm.json',
 		]);
 		for (const { file, workflow } of examples.values()) {
 			const types = workflow.nodes.map((n) => n.type);
@@ -138,7 +106,7 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 			for (const t of types) expect(`${file}: ${t}`).toMatch(/: (n8n-nodes-base|n8n-nodes-booking-requests)\./);
 			expect(types).toContain('n8n-nodes-base.stickyNote');
 		}
-		expect(example('sync-new-requests-to-crm.json').via).toBe('execute');
+		expect(example('sync-requests-to-crm.json').via).toBe('execute');
 		expect(example('session-funnel.json').via).toBe('execute');
 		expect(example('retarget-abandoned-sessions.json').via).toBe('trigger');
 		expect(example(SEQUENCE_FILE).via).toBe('trigger');
@@ -215,40 +183,6 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 				const items = await remindedAfterBooking(parameters, 1, 'v1');
 				expect(items.map((item) => item.email).sort()).toEqual(['ana.v1@example.com', 'ben.v1@example.com']);
 			});
-		});
-	});
-
-	describe('sync-new-requests-to-crm.json', () => {
-		const run = () => cli.execute(example('sync-new-requests-to-crm.json').workflow.id);
-
-		test('first run: every request reaches the CRM step, mapped; the cursor is the newest created_at', async () => {
-			const requests = sortRequests(sandbox.workspace().requests);
-			const r = ok(await run(), 'sync run 1');
-			// started from the Manual Trigger, not the Schedule Trigger
-			expect(r.items[SYNC.manual]).toHaveLength(1);
-			expect(r.items[SYNC.schedule]).toBeUndefined();
-			expect(r.items[SYNC.cursor]).toEqual([{ createdAfter: '' }]);
-			expect(r.items[SYNC.list]).toHaveLength(requests.length);
-			expect(r.items[SYNC.crm]).toEqual(requests.map(crmContact));
-			expect(r.items[SYNC.save]).toEqual([{ synced: requests.length, lastCreatedAt: requests[0].created_at }]);
-		});
-
-		test('next run: only the requests created since (the cursor survived in static data)', async () => {
-			const before = sortRequests(sandbox.workspace().requests)[0];
-			const added = [sandbox.addRequest(), sandbox.addRequest()];
-			const r = ok(await run(), 'sync run 2');
-			expect(r.items[SYNC.cursor]).toEqual([{ createdAfter: before.created_at }]);
-			expect(r.items[SYNC.crm]).toEqual(sortRequests(added).map(crmContact));
-			expect(r.items[SYNC.save]).toEqual([{ synced: 2, lastCreatedAt: sortRequests(added)[0].created_at }]);
-		});
-
-		test('a run with nothing new stops after the listing and keeps the cursor', async () => {
-			const newest = sortRequests(sandbox.workspace().requests)[0];
-			const r = ok(await run(), 'sync run 3');
-			expect(r.items[SYNC.cursor]).toEqual([{ createdAfter: newest.created_at }]);
-			expect(r.items[SYNC.list]).toEqual([]);
-			expect(r.items[SYNC.crm]).toBeUndefined();
-			expect(r.items[SYNC.save]).toBeUndefined();
 		});
 	});
 
@@ -432,11 +366,10 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 	// declared last, so it runs after every run above (jest runs tests in declaration order)
 	test('no example ever tripped the API rate limit', () => {
 		const stats = sandbox.stats();
-		// and every run cost what the README says: sync 3 (260 requests) + 1 + 1 (nothing new),
-		// funnel 1 list + 10 included requests, retarget 2 reads per manual run (3 runs: the request list,
-		// as Skip Customers Who Booked is on, and the session list) + 1 read of the form names (cached for
-		// the later runs in the same n8n process)
-		expect(stats.accepted).toBe(3 + 1 + 1 + (1 + 10) + 3 * 2 + 1);
+		// and every run cost what the README says: funnel 1 list + 10 included requests, retarget 2 reads
+		// per manual run (3 runs: the request list, as Skip Customers Who Booked is on, and the session
+		// list) + 1 read of the form names (cached for the later runs in the same n8n process)
+		expect(stats.accepted).toBe(1 + 10 + 3 * 2 + 1);
 		expect(stats.rateLimited).toBe(0);
 	});
 });
