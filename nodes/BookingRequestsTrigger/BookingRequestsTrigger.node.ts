@@ -23,7 +23,7 @@ import { apiSource, attachSampleRequests, CallBudget, pollChanges, readFirstPage
 import type { ItemOptions } from './items';
 import { needsRequest, toItems } from './items';
 import { pickSamples } from './samples';
-import { EVENT_LETTERS, readState, STATE_KEY } from './state';
+import { carriedCustomerMemories, EVENT_LETTERS, readState, STATE_KEY } from './state';
 import type { UpdateSettings } from './updates/detect';
 import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './updates/detect';
 import type { WatchGroup } from './updates/fields';
@@ -41,6 +41,8 @@ interface Parameters {
 	key: { id: string; legacyFingerprint: string };
 	/** The selected events as the state's `ev` writes them. */
 	eventLetters: string;
+	/** The Base URL as the state's `bu` writes it (a short hash). */
+	baseUrlId: string;
 }
 
 async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
@@ -94,6 +96,7 @@ async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
 		formId,
 		key: { id: target.keyId, legacyFingerprint: fingerprintOf([selectedValues, formId ?? '', target.baseUrl, target.keyId]) },
 		eventLetters: selectedValues.map((value) => EVENT_LETTERS[value]).join(''),
+		baseUrlId: fingerprintOf(['base URL', target.baseUrl]).slice(0, 8),
 		output: {
 			simplify: ctx.getNodeParameter('simplify', true) !== false,
 			includeRequest: options.includeRequest === true && events.sessionCompleted,
@@ -172,7 +175,7 @@ export class BookingRequestsTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const { settings, formId, output, key: apiKey, eventLetters } = await readParameters(this);
+		const { settings, formId, output, key: apiKey, eventLetters, baseUrlId } = await readParameters(this);
 		// A completed session's booking request is read (within the budget) when its item needs it.
 		const requestNeeded = (session: BookingSession) => needsRequest(session, output);
 		const budgetMs = pollBudgetMs(this);
@@ -207,7 +210,10 @@ export class BookingRequestsTrigger implements INodeType {
 				this.logger.info(`Booking Requests Trigger: the API key changed and ${change.reason === 'another workspace' ? 'belongs to another workspace' : 'the state holds no request to compare workspaces with'}; starting afresh from now.`);
 			}
 			const previous = change?.continues === true ? change.state : undefined;
+			const selection = { events: eventLetters, abandonedAfterMs: settings.abandonedAfterMs };
+			const carry = stored ? undefined : carriedCustomerMemories(staticData[STATE_KEY], settings.fingerprint, listsFor(settings), selection, { baseUrl: baseUrlId, key: apiKey.id });
 			const result = await pollChanges(active, previous, settings, {
+				carry,
 				budget: new CallBudget(deadline),
 				needsRequest: requestNeeded,
 			});
@@ -224,7 +230,7 @@ export class BookingRequestsTrigger implements INodeType {
 			}
 			// Built before the state is stored: a failed Get request fails the poll and nothing advances.
 			const items = await toItems(this, result.events, { ...output, now: result.now }, { deadline });
-			if (result.state) staticData[STATE_KEY] = { ...result.state, key: apiKey.id, ev: eventLetters } as unknown as IDataObject;
+			if (result.state) staticData[STATE_KEY] = { ...result.state, key: apiKey.id, ev: eventLetters, bu: baseUrlId } as unknown as IDataObject;
 			this.logger.debug('Booking Requests Trigger poll', {
 				baseline: result.baseline,
 				events: items.length,

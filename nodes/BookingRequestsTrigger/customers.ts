@@ -101,6 +101,11 @@ export class BookedMemory {
 		for (const code of codes) this.addCode(code, ms);
 	}
 
+	/** Takes `other`'s bookings in too (the newest time per key wins). */
+	merge(other: BookedMemory): void {
+		for (const [code, ms] of other.latest) this.addCode(code, ms);
+	}
+
 	/** The newest booking time of any of these keys, or undefined. */
 	newest(codes: string[]): number | undefined {
 		let newest: number | undefined;

@@ -17,10 +17,11 @@ import { isRecord, timestampMs } from '../shared/utils';
 import { isUuid } from '../shared/validation';
 import type { Decision, TriggerEvent, TriggerSettings } from './diff';
 import { baselineState, decide, evaluate, listsFor, memoriesOf, nextState } from './diff';
+import { BookedMemory } from './customers';
 import { Planner, pollNow } from './planner';
 import type { WantedRequest } from './requestLookup';
 import { attachReserve, findInRequestList } from './requestLookup';
-import type { TriggerState } from './state';
+import type { SessionsState, TriggerState } from './state';
 import { serverNow } from './state';
 import { mergeByTime, watchUpdates } from './updates/poll';
 import { refOf } from './workspace';
@@ -125,6 +126,31 @@ export interface PollOptions {
 	/** Whether a completed session's event needs its booking request (from request list pages or Get request). */
 	needsRequest?: (session: BookingSession) => boolean;
 	localNow?: () => number;
+	/**
+	 * Customer memories to keep through a new baseline (a Form change, issue 29): who booked, who was
+	 * reminded, which sessions were seen abandoned are about customers, not about a form.
+	 */
+	carry?: CustomerMemories;
+}
+
+export type CustomerMemories = Pick<SessionsState, 'booked' | 'reminded' | 'seen'>;
+
+/** A baseline's sessions with the carried customer memories in. */
+function withCarried(state: TriggerState, carry: CustomerMemories | undefined): TriggerState {
+	if (!carry || !state.sessions) return state;
+	const booked = BookedMemory.decode(carry.booked);
+	booked.merge(BookedMemory.decode(state.sessions.booked));
+	const packed = booked.encode();
+	const { booked: _booked, reminded: _reminded, ...sessions } = state.sessions;
+	return {
+		...state,
+		sessions: {
+			...sessions,
+			seen: carry.seen,
+			...(Object.keys(packed).length > 0 ? { booked: packed } : {}),
+			...(carry.reminded ? { reminded: carry.reminded } : {}),
+		},
+	};
 }
 
 export interface PollResult {
@@ -253,7 +279,7 @@ export async function pollChanges(source: PageSource, previous: TriggerState | u
 	const sessionsFirstPage = pages.find((page) => page.list === 'sessions' && page.page === 1);
 	const updatesOf = (state: TriggerState) => watchUpdates({ previous: previous?.updates, watched: planner.watched, pages, requests: state.requests, now, settings });
 	if (!previous) {
-		const state = baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs);
+		const state = withCarried(baselineState(pages, settings, now, sessionsFirstPage, clock.skewMs), options.carry);
 		const updates = updatesOf(state);
 		return { ...empty, state: withRef(updates ? { ...state, updates: updates.state } : state, pages, undefined) };
 	}

@@ -97,6 +97,8 @@ export interface TriggerState {
 	 * the state: an event added starts from the last poll (what happened since is reported once).
 	 */
 	ev?: string;
+	/** The Base URL the state is about, as a short hash: a Form change keeps the customer memories of the same API. */
+	bu?: string;
 	/** Server time of the baseline (first activation or last reset). */
 	since: number;
 	/** Server time of the last poll that produced this state. */
@@ -116,6 +118,24 @@ export const timeOf = timestampMs;
 // Reading a stored state back. Static data may come from an older version of the package, be
 // hand-edited, or be partly written: anything that does not validate is treated as absent (a new
 // baseline), never as a reason to fail every poll.
+
+/**
+ * The customer memories of a stored state that `readState` refused only because it is about another
+ * Form (issue 29): same Base URL (`bu`) and the same key. Who booked, who was reminded and which
+ * sessions were seen abandoned are about customers, whatever form they used.
+ */
+export function carriedCustomerMemories(
+	raw: unknown,
+	fingerprint: string,
+	lists: { sessions: boolean; requests: boolean; updates?: boolean },
+	selection: { events: string; abandonedAfterMs: number },
+	about: { baseUrl: string; key: string },
+): Pick<SessionsState, 'booked' | 'reminded' | 'seen'> | undefined {
+	if (!lists.sessions || !isRecord(raw) || raw.bu !== about.baseUrl || raw.key !== about.key || raw.sessions === undefined) return undefined;
+	const sessions = readState({ ...raw, fp: fingerprint }, fingerprint, lists, undefined, selection)?.sessions;
+	if (!sessions) return undefined;
+	return { seen: sessions.seen, ...(sessions.booked ? { booked: sessions.booked } : {}), ...(sessions.reminded ? { reminded: sessions.reminded } : {}) };
+}
 
 /** The letters of the events in the state's `ev`. */
 export const EVENT_LETTERS = { sessionAbandoned: 'a', sessionCompleted: 'c', requestCreated: 'n', requestUpdated: 'u' } as const;

@@ -84,14 +84,28 @@ describe('changing the events of a published trigger', () => {
 		expect(ofEvent(items, 'request.created')).toEqual([]);
 	});
 
-	test('a form filter change still starts afresh from that moment', async () => {
+	test('a form filter change starts the lists afresh from that moment but keeps the memory of customers', async () => {
 		const [formA, formB] = sandbox.workspace().forms;
-		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'], formId: { __rl: true, mode: 'id', value: formA.id } });
+		const parameters = { events: ['sessionAbandoned', 'requestCreated'], abandonedAfterMinutes: 30, options: { customerCooldownDays: 7 } };
+		const run = new TriggerRun(harness, sandbox, { ...parameters, formId: { __rl: true, mode: 'id', value: formA.id } });
 		await poll(run);
+		const contact = { firstname: 'Eve', lastname: 'Forms', email: 'eve.forms@example.com', phone: '+15125550188' };
+		const onA = sandbox.startSession({ formId: formA.id, contact });
+		sandbox.saveSession(onA.id, { step: 'address', data: { ...onA.data } });
+		sandbox.clock.advance(31 * MIN);
+		expect(ofEvent((await poll(run)).items, 'session.abandoned').map((item) => item.id)).toEqual([onA.id]);
+
 		sandbox.addRequest({ form_id: formB.id });
-		run.parameters = { ...run.parameters, formId: { __rl: true, mode: 'id', value: formB.id } };
+		run.parameters = { ...parameters, formId: { __rl: true, mode: 'id', value: formB.id } };
 		expect((await poll(run)).items).toBeNull(); // a new start: what came before is history
 		const next = sandbox.addRequest({ form_id: formB.id });
-		expect(ofEvent((await poll(run)).items, 'request.created').map((item) => item.id)).toEqual([next.id]);
+		// Eve leaves a draft on form B the next day: her 7-day cooldown still holds (before: reminded again).
+		sandbox.clock.advance(24 * 60 * MIN);
+		const onB = sandbox.startSession({ formId: formB.id, contact });
+		sandbox.saveSession(onB.id, { step: 'address', data: { ...onB.data } });
+		sandbox.clock.advance(31 * MIN);
+		const items = (await poll(run)).items;
+		expect(ofEvent(items, 'request.created').map((item) => item.id)).toEqual([next.id]);
+		expect(ofEvent(items, 'session.abandoned')).toEqual([]);
 	});
 });
