@@ -141,16 +141,12 @@ function withCarried(state: TriggerState, carry: CustomerMemories | undefined): 
 	const booked = BookedMemory.decode(carry.booked);
 	booked.merge(BookedMemory.decode(state.sessions.booked));
 	const packed = booked.encode();
-	const { booked: _booked, reminded: _reminded, ...sessions } = state.sessions;
-	return {
-		...state,
-		sessions: {
-			...sessions,
-			seen: carry.seen,
-			...(Object.keys(packed).length > 0 ? { booked: packed } : {}),
-			...(carry.reminded ? { reminded: carry.reminded } : {}),
-		},
-	};
+	const sessions: SessionsState = { ...state.sessions, seen: carry.seen };
+	delete sessions.booked;
+	delete sessions.reminded;
+	if (Object.keys(packed).length > 0) sessions.booked = packed;
+	if (carry.reminded) sessions.reminded = carry.reminded;
+	return { ...state, sessions };
 }
 
 export interface PollResult {
