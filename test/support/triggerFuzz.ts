@@ -30,7 +30,8 @@ export function fuzzParams(share: number, seed: number): fc.Parameters<[Program]
 
 /**
  * FUZZ_KNOWN_BUGS=1: also the rules that fail on the current code (reported, not yet decided): the
- * `minutes` tag in the properties, and the "known bugs" regressions. Left out of `npm test` meanwhile.
+ * `minutes` and `staleSeen` tags in the properties (triggerOracle.ts), and the "known bugs" regressions.
+ * Left out of `npm test` and `npm run test:fuzz` meanwhile.
  */
 export const knownBugsRun = process.env.FUZZ_KNOWN_BUGS === '1';
 
@@ -39,9 +40,9 @@ export const GROUPS = {
 	/** Each event once on the kept timeline; every event that must fire has, once the world went quiet. */
 	exactlyOnce: ['duplicate', 'missing', 'progress'],
 	/** Nothing fires that must not; oldest first. */
-	mustNot: ['unexpected', 'order'],
+	mustNot: knownBugsRun ? ['unexpected', 'order', 'staleSeen'] : ['unexpected', 'order'],
 	/** Each event carries what the history holds (ids, times, snapshots, recovered, Request Updated's fields). */
-	payload: knownBugsRun ? ['payload', 'recovered', 'updates', 'minutes'] : ['payload', 'recovered', 'updates'],
+	payload: knownBugsRun ? ['payload', 'recovered', 'updates', 'minutes', 'staleSeen'] : ['payload', 'recovered', 'updates'],
 } satisfies Record<string, Tag[]>;
 
 /** Runs the program and returns the violations of the given rules, one per line (empty: none). */

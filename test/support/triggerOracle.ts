@@ -36,8 +36,10 @@ const SEEN_MEMORY = 30 * DAY;
 /**
  * `minutes`: README "Recovered by customer" gives `minutes_to_recover` whenever `recovered` is true;
  * kept apart from `recovered` so that a null there does not hide other findings.
+ * `staleSeen`: a completion reported recovered from this very session, reported abandoned more than 30
+ * days before (README "Sessions seen abandoned": then `recovered: false`); kept apart likewise.
  */
-export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'payload' | 'recovered' | 'minutes' | 'updates' | 'progress';
+export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'payload' | 'recovered' | 'minutes' | 'staleSeen' | 'updates' | 'progress';
 
 export interface Violation {
 	tag: Tag;
@@ -270,18 +272,21 @@ export function judge(program: Program, run: Run): Violation[] {
 			if (!formOk(history.form)) fail('unexpected', `${id}: another form than the Form filter`);
 			if (history.completed.seq <= baseline.endSeq) fail('unexpected', `${id}: completed before activation`);
 			if (session.request_id !== history.completed.requestId) fail('payload', `${id}: request_id ${session.request_id}`);
-			if (event.at !== history.completed.at || Date.parse(session.updated_at!) !== history.completed.at) fail('payload', `${id}: at ${event.at}, completed at ${history.completed.at}`);
+			if (!timeOk(event.at, history.completed.at, entry.poll) || Date.parse(session.updated_at!) !== history.completed.at) fail('payload', `${id}: at ${event.at}, completed at ${history.completed.at}`);
 			if (settings.includeRequest && event.request?.id !== history.completed.requestId) fail('payload', `${id}: Include Booking Request attached ${event.request?.id ?? String(event.request)}`);
 			const recovery = recoveryOf(history, entry.poll, keptEntryOf.get(id)?.keptIndex);
 			if (entry.keptIndex === undefined) continue;
-			if (trigger.onlyRecovered && recovery.expected === false) fail('unexpected', `${id}: Only Recovered, and the customer was not reported abandoned within 30 days`);
+			// This very session reported abandoned more than 30 days before (README: then recovered: false).
+			const staleSelf =
+				event.recoveredFromSessionId === session.id && keptAbandoned.some((other) => other.keptIndex! < entry.keptIndex! && other.event.session!.id === session.id);
+			if (trigger.onlyRecovered && recovery.expected === false) fail(staleSelf ? 'staleSeen' : 'unexpected', `${id}: Only Recovered, and the customer was not reported abandoned within 30 days`);
 			if (recovery.expected !== undefined && event.recovered !== recovery.expected) {
-				fail('recovered', `${id}: recovered ${String(event.recovered)}, expected ${recovery.expected} (abandonments before it: ${recovery.candidates.map((c) => c.event.eventId).join(', ') || 'none'})`);
+				fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered ${String(event.recovered)}, expected ${recovery.expected} (abandonments before it: ${recovery.candidates.map((c) => c.event.eventId).join(', ') || 'none'})`);
 			}
 			if (event.recovered === true) {
 				const from = recovery.candidates.find((candidate) => candidate.event.session!.id === event.recoveredFromSessionId);
 				const fromSelf = recovery.selfSeen && event.recoveredFromSessionId === session.id;
-				if (!from && !fromSelf) fail('recovered', `${id}: recovered_from_session_id ${String(event.recoveredFromSessionId)} is none of the abandonments before it`);
+				if (!from && !fromSelf) fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered_from_session_id ${String(event.recoveredFromSessionId)} is none of the abandonments before it`);
 				if (fromSelf && !from && event.minutesToRecover !== null) {
 					const last = history.periods[history.periods.length - 1];
 					const minutes = Math.floor((history.completed.at - last.a) / 60_000);
@@ -310,7 +315,7 @@ export function judge(program: Program, run: Run): Violation[] {
 			if (!events.requestCreated) fail('unexpected', `${id}: New Request is not selected`);
 			if (settings.form !== undefined && history.form !== settings.form) fail('unexpected', `${id}: another form than the Form filter`);
 			if (history.seq <= baseline.endSeq) fail('unexpected', `${id}: created before activation`);
-			if (event.at !== history.createdAt) fail('payload', `${id}: at ${event.at}, created at ${history.createdAt}`);
+			if (!timeOk(event.at, history.createdAt, entry.poll)) fail('payload', `${id}: at ${event.at}, created at ${history.createdAt}`);
 			if (versionsMatching(history, request).length === 0) fail('payload', `${id}: the request is none of its versions in the history`);
 			continue;
 		}
@@ -359,6 +364,15 @@ export function judge(program: Program, run: Run): Violation[] {
 	checkUpdatesFinal(program, run, keptLog, fail);
 	checkUpdatesBetweenFullReads(program, run, fail);
 	return out;
+}
+
+/**
+ * An event's time is its item's timestamp; README: "A timestamp ahead of the API's clock is reported at
+ * once and does not move the trigger past the present" — so a timestamp ahead of the poll's clock may be
+ * reported at the poll's now (between its `Date` and the timestamp).
+ */
+function timeOk(at: number, timestamp: number, poll: PollRecord): boolean {
+	return at === timestamp || (timestamp > poll.startNow && at >= poll.startNow && at <= timestamp);
 }
 
 // ---------------------------------------------------------------- Request Updated

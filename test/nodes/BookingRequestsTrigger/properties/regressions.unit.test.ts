@@ -122,6 +122,18 @@ describe('regressions: edges of the rules', () => {
 		// Either answer is allowed by the oracle; today the trigger says recovered (see the report of issue 26 item 8).
 		expect(kept.filter((event) => event.event === 'session.completed').map((event) => event.recovered)).toEqual([true]);
 	});
+
+	test('requests stamped ahead of the API clock (several in one poll) are reported at the poll\'s now, never later than their created_at', async () => {
+		const program: Program = {
+			settings: settings(),
+			before: [],
+			steps: [{ k: 'request', c: 0, form: 0, n: 4 }, { k: 'poll', budget: 5, churn: [{ at: 1, act: { k: 'request', c: 0, form: 0, n: 4 } }] }],
+		};
+		const { violations, kept } = await judged(program);
+		expect(violations).toEqual([]);
+		// (the first is stamped in the activation's millisecond: history or new, either)
+		expect(kept.filter((event) => event.event === 'request.created').length).toBeGreaterThanOrEqual(7);
+	});
 });
 
 // Known bugs: fail on the current code; registered only with FUZZ_KNOWN_BUGS=1 (see the file's header).
@@ -140,6 +152,18 @@ if (knownBugsRun) {
 				from: completed?.session?.id,
 				minutes: 2,
 			});
+			expect(violations).toEqual([]);
+		});
+
+		test('a session reported abandoned 45 days before, with no poll in between (trigger off for a month), completes: recovered true, from itself (README: seen more than 30 days ago -> recovered false)', async () => {
+			const program: Program = {
+				settings: settings({ events: { sessionAbandoned: true, sessionCompleted: true, requestCreated: false, requestUpdated: false }, onlyRecovered: true }),
+				before: [{ k: 'start', c: 0, form: 0, contact: 'both', n: 1 }],
+				steps: [{ k: 'jump', ms: 7_200_000 }, { k: 'poll', budget: null }, { k: 'jump', ms: 45 * 86_400_000 }, { k: 'complete', s: 0, from: 'old' }, { k: 'poll', budget: null }],
+			};
+			const { violations, kept } = await judged(program, [...ALL, 'minutes', 'staleSeen']);
+			// Only Recovered: the completion must not be reported at all.
+			expect(kept.filter((event) => event.event === 'session.completed')).toEqual([]);
 			expect(violations).toEqual([]);
 		});
 	});
