@@ -38,8 +38,10 @@ const SEEN_MEMORY = 30 * DAY;
  * kept apart from `recovered` so that a null there does not hide other findings.
  * `staleSeen`: a completion reported recovered from this very session, reported abandoned more than 30
  * days before (README "Sessions seen abandoned": then `recovered: false`); kept apart likewise.
+ * `slowPoll`: a request or completion that appeared while a poll read, more than 5 s before that poll's
+ * last read, and never fired (lost: the README's late-commit rule says it must come); kept apart likewise.
  */
-export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'payload' | 'recovered' | 'minutes' | 'staleSeen' | 'updates' | 'progress';
+export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'slowPoll' | 'payload' | 'recovered' | 'minutes' | 'staleSeen' | 'updates' | 'progress';
 
 export interface Violation {
 	tag: Tag;
@@ -164,7 +166,10 @@ export function judge(program: Program, run: Run): Violation[] {
 				const bookings = [...requests.values()].filter((request) => shares(request.keys, period.keys) && request.createdAt >= session.createdAt);
 				const judgeBy = mustIn[0]?.endSeq ?? Infinity;
 				const surely = bookings.find(
-					(request) => request.seq > baseline.endSeq && request.seq <= due[0].startSeq && due[0].startNow - request.createdAt < BOOKED_MEMORY - DAY,
+					// Booked by the event time (a + delay): a later booking, even before the judging poll, may be past
+					// where a poll cut by its budget read the request list (events come oldest first).
+					(request) =>
+						request.seq > baseline.endSeq && request.seq <= due[0].startSeq && request.createdAt <= period.a + delay && due[0].startNow - request.createdAt < BOOKED_MEMORY - DAY,
 				);
 				if (surely) {
 					set('mustNot', `the customer booked (${surely.id}) since the draft started, before it was due`);
@@ -327,6 +332,8 @@ export function judge(program: Program, run: Run): Violation[] {
 	}
 
 	// ---- what must have fired, after the world went quiet and enough polls passed
+	/** The activity `seq` happened while a poll read whose reads spanned more than 5 s (see `slowPoll`). */
+	const slowPoll = (seq: number) => polls.some((poll) => seq > poll.startSeq && seq <= poll.endSeq && poll.endNow - poll.startNow > EDGE - 1_000);
 	for (const [eventId, verdict] of periodVerdict) {
 		if (verdict.verdict !== 'must') continue;
 		// Delivered at least once (a poll whose save was lost delivered it too; the kept timeline may then
@@ -353,12 +360,12 @@ export function judge(program: Program, run: Run): Violation[] {
 			if (surely) fail('missing', `${eventId}: Only Recovered, and the customer was reported abandoned before, but it never fired`);
 			continue;
 		}
-		fail('missing', `${eventId} (${session.placeholder ? 'booking without a draft' : 'draft'}) never fired`);
+		fail(slowPoll(session.completed.seq) ? 'slowPoll' : 'missing', `${eventId} (${session.placeholder ? 'booking without a draft' : 'draft'}) never fired`);
 	}
 	if (events.requestCreated) {
 		for (const request of requests.values()) {
 			if (request.seq <= baseline.endSeq || request.createdAt <= baseline.endNow || (settings.form !== undefined && request.form !== settings.form)) continue;
-			if (!keptIds.has(`request.created:${request.id}`)) fail('missing', `request.created:${request.id} never fired`);
+			if (!keptIds.has(`request.created:${request.id}`)) fail(slowPoll(request.seq) ? 'slowPoll' : 'missing', `request.created:${request.id} never fired`);
 		}
 	}
 	checkUpdatesFinal(program, run, keptLog, fail);
