@@ -40,8 +40,10 @@ const SEEN_MEMORY = 30 * DAY;
  * days before (README "Sessions seen abandoned": then `recovered: false`); kept apart likewise.
  * `slowPoll`: a request or completion that appeared while a poll read, more than 5 s before that poll's
  * last read, and never fired (lost: the README's late-commit rule says it must come); kept apart likewise.
+ * `staleCooldown`: two reminders of a customer within the cooldown, both with event times more than 30
+ * days before the poll that emits them (a catch-up after a month); kept apart likewise.
  */
-export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'slowPoll' | 'payload' | 'recovered' | 'minutes' | 'staleSeen' | 'updates' | 'progress';
+export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'slowPoll' | 'payload' | 'recovered' | 'minutes' | 'staleSeen' | 'staleCooldown' | 'updates' | 'progress';
 
 export interface Violation {
 	tag: Tag;
@@ -204,7 +206,8 @@ export function judge(program: Program, run: Run): Violation[] {
 			for (const key of keys) {
 				const last = lastOfKey.get(key);
 				if (last && entry.event.at - last.event.at < cooldown) {
-					fail('unexpected', `${entry.event.eventId}: customer ${key} was reminded ${Math.round((entry.event.at - last.event.at) / 60_000)} min before (${last.event.eventId}), within the cooldown`);
+					const stale = entry.poll.endNow - last.event.at > RECOVERY && entry.poll.endNow - entry.event.at > RECOVERY;
+					fail(stale ? 'staleCooldown' : 'unexpected', `${entry.event.eventId}: customer ${key} was reminded ${Math.round((entry.event.at - last.event.at) / 60_000)} min before (${last.event.eventId}), within the cooldown`);
 				}
 			}
 			for (const key of keys) lastOfKey.set(key, entry);
@@ -232,7 +235,10 @@ export function judge(program: Program, run: Run): Violation[] {
 	const recoveryOf = (session: SessionHistory, completionPoll: PollRecord, keptIndex: number | undefined): RecoveryExpectation => {
 		const at = session.completed!.at;
 		if (keptIndex === undefined) return { expected: undefined, candidates: [], surely: [], selfSeen: false };
-		const customer = completionCustomer(session);
+		// A booking without a draft made while the poll that reports it was reading: the poll may have read
+		// the request list before the booking, and then does not know its customer yet.
+		const racing = session.placeholder && session.completed!.seq > completionPoll.startSeq;
+		const customer = racing ? 'unknown' : completionCustomer(session);
 		const candidates = keptAbandoned.filter((entry) => {
 			if (entry.keptIndex! >= keptIndex) return false;
 			if (entry.event.session!.id === session.id) return true;
