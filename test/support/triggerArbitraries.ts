@@ -131,6 +131,7 @@ export function programArb(bias: SettingsBias = {}, shape: Shape = { maxSteps: 4
 	return fc.record({
 		settings: settingsArb(bias),
 		before: fc.array(activityArb(shape), { maxLength: 10 }),
-		steps: fc.array(stepArb(shape), { minLength: 1, maxLength: shape.maxSteps }),
+		// 'medium': fast-check's default ('small') keeps arrays to about 10 steps, too few to fill pages and cut polls.
+		steps: fc.array(stepArb(shape), { minLength: 1, maxLength: shape.maxSteps, size: 'medium' }),
 	});
 }

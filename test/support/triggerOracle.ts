@@ -308,8 +308,11 @@ export function judge(program: Program, run: Run): Violation[] {
 					fail('recovered', `${id}: recovered from ${String(event.recoveredFromSessionId)}, the latest abandonment before it is ${latest.event.eventId}`);
 				}
 				if (from) {
+					// "from its last activity (updated_at)": as reported abandoned, or the session's latest before the completion.
 					const minutes = Math.floor((history.completed.at - Date.parse(from.event.session!.updated_at!)) / 60_000);
-					if (event.minutesToRecover !== minutes) fail(event.minutesToRecover === null ? 'minutes' : 'recovered', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes} (from ${from.event.eventId})`);
+					const latest = sessions.get(from.event.session!.id)?.periods.filter((period) => period.startSeq < history.completed!.seq).pop();
+					const orLatest = latest ? Math.floor((history.completed.at - latest.a) / 60_000) : minutes;
+					if (event.minutesToRecover !== minutes && event.minutesToRecover !== orLatest) fail(event.minutesToRecover === null ? 'minutes' : 'recovered', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes} (from ${from.event.eventId})`);
 				}
 			} else if (event.recoveredFromSessionId != null || event.minutesToRecover != null) {
 				fail('recovered', `${id}: not recovered but recovered_from_session_id ${String(event.recoveredFromSessionId)}, minutes_to_recover ${String(event.minutesToRecover)}`);

@@ -160,6 +160,23 @@ describe('regressions: edges of the rules', () => {
 		};
 		expect((await judged(program)).violations).toEqual([]);
 	});
+
+	test('minutes_to_recover of a session saved again after it was reported abandoned: from either activity', async () => {
+		const program: Program = {
+			settings: settings({ events: { sessionAbandoned: true, sessionCompleted: true, requestCreated: false, requestUpdated: false } }),
+			before: [{ k: 'start', c: 0, form: 0, contact: 'both', n: 1 }],
+			steps: [
+				{ k: 'jump', ms: 45 * 86_400_000 },
+				{ k: 'poll', budget: 1 },
+				{ k: 'save', s: 0 },
+				{ k: 'jump', ms: 7_200_000 },
+				{ k: 'poll', budget: null },
+				{ k: 'complete', s: 0, from: 'old' },
+				{ k: 'poll', budget: 1 },
+			],
+		};
+		expect((await judged(program)).violations).toEqual([]);
+	});
 });
 
 // Known bugs: fail on the current code; registered only with FUZZ_KNOWN_BUGS=1 (see the file's header).
