@@ -37,13 +37,18 @@ const SEEN_MEMORY = 30 * DAY;
  * `minutes`: README "Recovered by customer" gives `minutes_to_recover` whenever `recovered` is true;
  * kept apart from `recovered` so that a null there does not hide other findings.
  * `staleSeen`: a completion reported recovered from this very session, reported abandoned more than 30
- * days before (README "Sessions seen abandoned": then `recovered: false`); kept apart likewise.
+ * days before (README "Sessions seen abandoned": then `recovered: false`); or a session reported abandoned
+ * again soon after a report made late, more than 30 days after its event time (the memory forgets it
+ * at once, by event time); kept apart likewise.
  * `slowPoll`: a request or completion that appeared while a poll read, more than 5 s before that poll's
  * last read, and never fired (lost: the README's late-commit rule says it must come); kept apart likewise.
+ * `churnDeferral`: an idle period that must have fired in an unlimited poll, missing, where every such
+ * poll had items added while it read (an unlimited poll then comes back cut, without the reminder, and
+ * the customer returned before the next one); kept apart likewise.
  * `staleCooldown`: two reminders of a customer within the cooldown, both with event times more than 30
  * days before the poll that emits them (a catch-up after a month); kept apart likewise.
  */
-export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'slowPoll' | 'payload' | 'recovered' | 'minutes' | 'staleSeen' | 'staleCooldown' | 'updates' | 'progress';
+export type Tag = 'duplicate' | 'order' | 'unexpected' | 'missing' | 'slowPoll' | 'churnDeferral' | 'payload' | 'recovered' | 'minutes' | 'staleSeen' | 'staleCooldown' | 'updates' | 'progress';
 
 export interface Violation {
 	tag: Tag;
@@ -196,8 +201,10 @@ export function judge(program: Program, run: Run): Violation[] {
 	for (const entry of keptAbandoned) {
 		const id = entry.event.session!.id;
 		const before = lastOfSession.get(id);
-		if (before && !trigger.fireAgainIfReabandoned && entry.event.at - before.event.at < SEEN_MEMORY - DAY) {
-			fail('unexpected', `${entry.event.eventId}: the session was reported abandoned before (${before.event.eventId}) and Fire Again If Reabandoned is off`);
+		// (measured from when it was reported to the poll that reports it again: "seen more than 30 days ago")
+		if (before && !trigger.fireAgainIfReabandoned && entry.poll.startNow - before.poll.endNow < SEEN_MEMORY - DAY) {
+			// Reported late (a catch-up): its event time was already more than 30 days old — see `staleSeen`.
+			fail(entry.poll.startNow - before.event.at > SEEN_MEMORY ? 'staleSeen' : 'unexpected', `${entry.event.eventId}: the session was reported abandoned before (${before.event.eventId}) and Fire Again If Reabandoned is off`);
 		}
 		lastOfSession.set(id, entry);
 		const keys = keysOfAbandoned(entry);
@@ -347,7 +354,12 @@ export function judge(program: Program, run: Run): Violation[] {
 		if (verdict.verdict !== 'must') continue;
 		// Delivered at least once (a poll whose save was lost delivered it too; the kept timeline may then
 		// judge it again under other facts, e.g. a booking since).
-		if (!deliveredIds.has(eventId)) fail('missing', `${eventId} (session created at ${verdict.session.createdAt}) never fired: ${verdict.why}`);
+		if (!deliveredIds.has(eventId)) {
+			const period = verdict.period;
+			const mustIn = later.filter((poll) => poll.budget === null && poll.startNow > period.a + delay + EDGE && period.endSeq > poll.endSeq);
+			const churned = mustIn.length > 0 && mustIn.every((poll) => poll.endSeq > poll.startSeq);
+			fail(churned ? 'churnDeferral' : 'missing', `${eventId} (session created at ${verdict.session.createdAt}) never fired: ${verdict.why}`);
+		}
 	}
 	for (const session of sessions.values()) {
 		if (!session.completed || session.completed.seq <= baseline.endSeq || !events.sessionCompleted || !formOk(session.form)) continue;

@@ -177,6 +177,27 @@ describe('regressions: edges of the rules', () => {
 		};
 		expect((await judged(program)).violations).toEqual([]);
 	});
+
+	test('without Fire Again If Reabandoned, a session reported again 45 days after it was seen abandoned (README: seen more than 30 days ago is forgotten)', async () => {
+		const program: Program = {
+			settings: settings({ events: { sessionAbandoned: true, sessionCompleted: false, requestCreated: true, requestUpdated: false } }, { drainBudget: 20 }),
+			before: [{ k: 'start', c: 0, form: 0, contact: 'both', n: 3 }],
+			steps: [
+				{ k: 'poll', budget: 1, churn: [{ at: 0, act: { k: 'request', c: 0, form: 0, n: 1 } }] },
+				{ k: 'start', c: 0, form: 0, contact: 'both', n: 1 },
+				{ k: 'poll', budget: null, churn: [{ at: 0, act: { k: 'tick', ms: 60_000 } }, { at: 0, act: { k: 'start', c: 0, form: 0, contact: 'both', n: 1 } }] },
+				{ k: 'save', s: 0 },
+				{ k: 'save', s: 2 },
+				{ k: 'save', s: 1 },
+				{ k: 'start', c: 0, form: 0, contact: 'both', n: 1 },
+				{ k: 'request', c: 0, form: 0, n: 2 },
+				{ k: 'poll', budget: 6, churn: [{ at: 0, act: { k: 'start', c: 0, form: 0, contact: 'both', n: 1 } }] },
+				{ k: 'jump', ms: 45 * 86_400_000 },
+				{ k: 'save', s: 0 },
+			],
+		};
+		expect((await judged(program)).violations).toEqual([]);
+	});
 });
 
 // Known bugs: fail on the current code; registered only with FUZZ_KNOWN_BUGS=1 (see the file's header).
@@ -234,6 +255,24 @@ if (knownBugsRun) {
 				steps: [{ k: 'book', c: 0, form: 0 }, { k: 'jump', ms: 45 * 86_400_000 }, { k: 'request', c: 0, form: 0, n: 2 }, { k: 'complete', s: 0, from: 'old' }],
 			};
 			const { violations } = await judged(program, [...ALL, 'staleCooldown']);
+			expect(violations).toEqual([]);
+		});
+
+		test('an unlimited poll during which a tie group of requests arrives comes back cut without the reminders due; a draft saved before the next poll is never reported', async () => {
+			const program: Program = {
+				settings: settings({
+					events: { sessionAbandoned: true, sessionCompleted: false, requestCreated: false, requestUpdated: true },
+					updates: { watchNewest: 13, fields: ['completed_at'], statusTo: [], leadStatusTo: [] },
+				}),
+				before: [{ k: 'start', c: 0, form: 0, contact: 'both', n: 3 }],
+				steps: [
+					{ k: 'request', c: 0, form: 0, n: 3, sameMs: true },
+					{ k: 'jump', ms: 7_200_000 },
+					{ k: 'poll', budget: null, churn: [{ at: 1, act: { k: 'request', c: 0, form: 0, n: 4, sameMs: true } }] },
+					{ k: 'save', s: 0 },
+				],
+			};
+			const { violations } = await judged(program, [...ALL, 'churnDeferral']);
 			expect(violations).toEqual([]);
 		});
 
