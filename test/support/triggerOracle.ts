@@ -39,7 +39,8 @@ const SEEN_MEMORY = 30 * DAY;
  * `staleSeen`: a completion reported recovered from this very session, reported abandoned more than 30
  * days before (README "Sessions seen abandoned": then `recovered: false`); or a session reported abandoned
  * again soon after a report made late, more than 30 days after its event time (the memory forgets it
- * at once, by event time); kept apart likewise.
+ * at once, by event time); or a completion judged more than 30 days after the abandonment (a catch-up)
+ * whose recovery is lost although it completed within 30 days of it; kept apart likewise.
  * `slowPoll`: a request or completion that appeared while a poll read, more than 5 s before that poll's
  * last read, and never fired (lost: the README's late-commit rule says it must come); kept apart likewise.
  * `churnDeferral`: an idle period that must have fired in an unlimited poll, missing, where every such
@@ -371,14 +372,19 @@ export function judge(program: Program, run: Run): Violation[] {
 			// Required only when the customer was surely reported abandoned within 30 days before (kept timeline).
 			const at = session.completed.at;
 			const customer = completionCustomer(session);
-			const surely = keptAbandoned.some(
+			const surely = keptAbandoned.filter(
 				(entry) =>
 					entry.event.at < at &&
 					entry.poll.endNow <= at - EDGE &&
 					at - entry.poll.endNow + (entry.poll.endNow - entry.event.at) <= RECOVERY - DAY &&
 					(entry.event.session!.id === session.id || (customer !== 'unknown' && shares(keysOfAbandoned(entry), customer))),
 			);
-			if (surely) fail('missing', `${eventId}: Only Recovered, and the customer was reported abandoned before, but it never fired`);
+			// Judged only in polls more than 30 days after those reports (a catch-up): see `staleSeen`.
+			const completed = session.completed;
+			const judgedLate = polls
+				.filter((poll) => poll.budget === null && poll.startSeq >= completed.seq)
+				.every((poll) => surely.every((entry) => poll.startNow - entry.event.at > RECOVERY));
+			if (surely.length > 0) fail(judgedLate ? 'staleSeen' : 'missing', `${eventId}: Only Recovered, and the customer was reported abandoned before, but it never fired`);
 			continue;
 		}
 		fail(slowPoll(session.completed.seq) ? 'slowPoll' : 'missing', `${eventId} (${session.placeholder ? 'booking without a draft' : 'draft'}) never fired`);
