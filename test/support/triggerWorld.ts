@@ -5,7 +5,6 @@
  * `pollChanges` with the real planner and rules), with hooks that change the data between page reads
  * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them.
  */
-import { KeySet } from '../../nodes/BookingRequestsTrigger/memory';
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { TriggerEvent, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
 import type { Budget, PageSource, PollResult } from '../../nodes/BookingRequestsTrigger/fetch';
@@ -298,16 +297,4 @@ export function entryOf(event: TriggerEvent, poll: number): LogEntry {
 		poll,
 		...(event.event === 'session.completed' ? { recovered: event.recovered === true, recoveredFrom: event.recoveredFromSessionId ?? null } : {}),
 	};
-}
-
-/**
- * Whether the abandonment horizon of `state` has judged the idle period of session `id` with last
- * activity `at`: the horizon's floor passed it and it is not one of the sessions held for later
- * (diff.ts `holdFurther`). The oracles use it to find the poll that judged a period.
- */
-export function judgedBy(state: TriggerState | undefined): (id: string, at: number) => boolean {
-	const sessions = state?.sessions;
-	if (!sessions) return () => false;
-	const held = KeySet.decode(sessions.held?.codes);
-	return (id, at) => sessions.horizon.floor >= at && !held.has(at, id);
 }
