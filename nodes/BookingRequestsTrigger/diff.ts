@@ -353,7 +353,7 @@ export function decide(memories: Memories, evaluation: Evaluation, settings: Tri
 			const codes = sessionCodes(session, inPoll.byId.get(String(session.request_id)));
 			const reminder = memory.lastReminder(codes);
 			const byCustomer = reminder && reminder.at <= candidate.at && candidate.at - reminder.at <= RECOVERY_WINDOW_DAYS * DAY_MS ? reminder : undefined;
-			const recovered = byCustomer !== undefined || memory.hasSeen(id);
+			const recovered = byCustomer !== undefined || memory.hasSeen(id, candidate.at);
 			if (settings.onlyRecovered && !recovered) return { candidate };
 			return {
 				candidate,
@@ -370,7 +370,7 @@ export function decide(memories: Memories, evaluation: Evaluation, settings: Tri
 		}
 		// horizon: open and idle for the delay, judged on this copy.
 		if (hasRequest(item)) return { candidate };
-		const before = memory.hasSeen(id);
+		const before = memory.hasSeen(id, candidate.at);
 		const markSeen = () => {
 			if (!remember) return {};
 			memory.see(id, candidate.at);
@@ -551,8 +551,16 @@ export function nextState(
 	const handled = decisions.slice(0, handledCount).map((decision) => decision.candidate);
 	const byWindow = (name: WindowName) => handled.filter((candidate) => candidate.window === name);
 	const outcome = (name: WindowName) => evaluation.outcomes.find((entry) => entry.window.name === name);
-	// Rows that may still appear late (EDGE_WINDOW_MS) stay above the floor of the windows at the top.
-	const limitOf = (name: WindowName, offset: number) => Math.min(frontier - offset, name === 'horizon' ? Infinity : now - EDGE_WINDOW_MS);
+	// Rows that may still appear late (EDGE_WINDOW_MS) stay above the floor of the windows at the top:
+	// late after the list's newest read of page 1, not after the poll's end (a row committed just after
+	// that read, with a timestamp up to 5 s older, is still to come when the poll goes on reading for long).
+	const bounds = readBounds(evaluation.pages, now);
+	const topRead = (list: ListName) => {
+		const firsts = evaluation.pages.filter((page) => page.list === list && page.page === 1);
+		return firsts.length === 0 ? now : Math.max(...firsts.map((page) => bounds.get(page.seq) ?? now));
+	};
+	const limitOf = (name: WindowName, offset: number) =>
+		Math.min(frontier - offset, name === 'horizon' ? Infinity : Math.min(now, topRead(name === 'requests' ? 'requests' : 'sessions')) - EDGE_WINDOW_MS);
 
 	const state: TriggerState = { v: STATE_VERSION, fp: settings.fingerprint, since: previous.since, polledAt: now, skewMs: skewMs ?? previous.skewMs };
 	let forgotten = 0;
@@ -581,9 +589,12 @@ export function nextState(
 			if (decision.booked) booked.add(decision.booked.codes, decision.booked.at);
 			if (decision.reminded) reminded.add(decision.reminded);
 		}
-		seen.prune(now);
-		booked.prune(now);
-		reminded.prune(now);
+		// Retention by event time: a catch-up (the trigger off for weeks) judges events older than now,
+		// and what it remembers of them must last until the events after them are judged.
+		const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
+		seen.prune(judgedUpTo);
+		booked.prune(judgedUpTo);
+		reminded.prune(judgedUpTo);
 		forgotten = seen.droppedForBound;
 		customersForgotten.booked = booked.droppedForBound;
 		customersForgotten.reminded = reminded.droppedForBound;

@@ -6,7 +6,7 @@
  */
 import type { Reminder } from './customers';
 import { BookedMemory, RemindedMemory } from './customers';
-import { SeenMemory } from './memory';
+import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from './memory';
 import type { SessionsState } from './state';
 
 export interface Memories {
@@ -35,8 +35,9 @@ export class DecisionMemory {
 
 	constructor(private readonly saved: Memories) {}
 
-	hasSeen(id: string): boolean {
-		return this.saved.seen.has(id) || this.seenNow.has(id);
+	/** Whether the session was seen abandoned within SEEN_RETENTION_DAYS before `at` (its event time). */
+	hasSeen(id: string, at: number): boolean {
+		return this.saved.seen.seenSince(id, at - SEEN_RETENTION_DAYS * DAY_MS) || this.seenNow.has(id);
 	}
 
 	see(id: string, at: number): void {

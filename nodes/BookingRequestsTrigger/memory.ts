@@ -119,7 +119,8 @@ export type PackedSeen = Record<string, string>;
 /** Sessions this trigger saw abandoned, for "once per session", `recovered` and Only Recovered. */
 export class SeenMemory {
 	private readonly days = new Map<number, string[]>();
-	private readonly codes = new Set<string>();
+	/** Each code with the day it was seen. */
+	private readonly codes = new Map<string, number>();
 	/** Sessions forgotten because of the bound in the last `prune` (not because of age). */
 	droppedForBound = 0;
 
@@ -130,7 +131,7 @@ export class SeenMemory {
 			if (!Number.isInteger(number)) continue;
 			const list = splitCodes(codes);
 			memory.days.set(number, list);
-			for (const code of list) memory.codes.add(code);
+			for (const code of list) memory.codes.set(code, number);
 		}
 		return memory;
 	}
@@ -139,12 +140,17 @@ export class SeenMemory {
 		return this.codes.has(codeOf(id));
 	}
 
+	/** Whether `id` was seen on the day of `ms` or later (a catch-up judges by event time, not by now). */
+	seenSince(id: string, ms: number): boolean {
+		return (this.codes.get(codeOf(id)) ?? -Infinity) >= Math.floor(ms / DAY_MS);
+	}
+
 	/** Remembers `id` as seen abandoned at `at` (ms). */
 	add(id: string, at: number): void {
 		const code = codeOf(id);
 		if (this.codes.has(code)) return;
-		this.codes.add(code);
 		const day = Math.floor(at / DAY_MS);
+		this.codes.set(code, day);
 		const list = this.days.get(day);
 		if (list) list.push(code);
 		else this.days.set(day, [code]);

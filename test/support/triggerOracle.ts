@@ -202,10 +202,10 @@ export function judge(program: Program, run: Run): Violation[] {
 	for (const entry of keptAbandoned) {
 		const id = entry.event.session!.id;
 		const before = lastOfSession.get(id);
-		// (measured from when it was reported to the poll that reports it again: "seen more than 30 days ago")
-		if (before && !trigger.fireAgainIfReabandoned && entry.poll.startNow - before.poll.endNow < SEEN_MEMORY - DAY) {
-			// Reported late (a catch-up): its event time was already more than 30 days old — see `staleSeen`.
-			fail(entry.poll.startNow - before.event.at > SEEN_MEMORY ? 'staleSeen' : 'unexpected', `${entry.event.eventId}: the session was reported abandoned before (${before.event.eventId}) and Fire Again If Reabandoned is off`);
+		// "seen more than 30 days ago" counts by event time (a catch-up after weeks off judges old idle
+		// periods as of their time; docs/how-it-works.md), with a day of slack (the memory keeps days).
+		if (before && !trigger.fireAgainIfReabandoned && entry.event.at - before.event.at < SEEN_MEMORY - DAY) {
+			fail('unexpected', `${entry.event.eventId}: the session was reported abandoned before (${before.event.eventId}) and Fire Again If Reabandoned is off`);
 		}
 		lastOfSession.set(id, entry);
 		const keys = keysOfAbandoned(entry);
@@ -320,7 +320,11 @@ export function judge(program: Program, run: Run): Violation[] {
 					const minutes = Math.floor((history.completed.at - Date.parse(from.event.session!.updated_at!)) / 60_000);
 					const latest = sessions.get(from.event.session!.id)?.periods.filter((period) => period.startSeq < history.completed!.seq).pop();
 					const orLatest = latest ? Math.floor((history.completed.at - latest.a) / 60_000) : minutes;
-					if (event.minutesToRecover !== minutes && event.minutesToRecover !== orLatest) fail(event.minutesToRecover === null ? 'minutes' : 'recovered', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes} (from ${from.event.eventId})`);
+					// README: null when the reminded draft had neither e-mail nor phone (no customer to keep its time for).
+					const unknownCustomer = event.minutesToRecover === null && keysOfAbandoned(from).length === 0;
+					if (event.minutesToRecover !== minutes && event.minutesToRecover !== orLatest && !unknownCustomer) {
+						fail(event.minutesToRecover === null ? 'minutes' : 'recovered', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes} (from ${from.event.eventId})`);
+					}
 				}
 			} else if (event.recoveredFromSessionId != null || event.minutesToRecover != null) {
 				fail('recovered', `${id}: not recovered but recovered_from_session_id ${String(event.recoveredFromSessionId)}, minutes_to_recover ${String(event.minutesToRecover)}`);

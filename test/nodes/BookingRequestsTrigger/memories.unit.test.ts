@@ -42,7 +42,9 @@ test('the decisions see the saved memories plus their own additions, and leave t
 	memory.see('s-2', T0 + 1);
 	memory.book(codes, T0 + 5);
 	memory.remind({ codes, sessionId: 's-2', activity: T0, at: T0 + 10 });
-	expect([memory.hasSeen('s-1'), memory.hasSeen('s-2'), memory.hasSeen('s-3')]).toEqual([true, true, false]);
+	expect([memory.hasSeen('s-1', T0 + 1), memory.hasSeen('s-2', T0 + 1), memory.hasSeen('s-3', T0 + 1)]).toEqual([true, true, false]);
+	// judged by event time: seen more than 30 days before an event counts as not seen, even if still kept
+	expect(memory.hasSeen('s-1', T0 + 32 * 86_400_000)).toBe(false);
 	expect(memory.newestBooking(codes)).toBe(T0 + 5);
 	expect(memory.lastReminder(codes)?.sessionId).toBe('s-2');
 	// the decoded copy: unchanged (nextState applies only the decisions the poll handled)
