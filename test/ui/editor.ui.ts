@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { installTarball } from '../support/n8n/communityPackage';
 import { DEFAULT_OWNER, N8nRest } from '../support/n8n/rest';
-import { makeUserFolder } from '../support/n8n/workflows';
+import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkflow } from '../support/n8n/workflows';
 import { N8nCli } from '../support/n8n/cli';
 import { startN8n, type N8nServer } from '../support/n8n/server';
 import { loadState } from '../e2e/helpers/state';
@@ -71,6 +71,7 @@ describe('the editor, as a user uses it (Chromium)', () => {
 	let browser: EditorBrowser;
 	let editor: Editor;
 	let failures = 0;
+	let examples: ExampleWorkflow[] = [];
 
 	const shot = async (file: string) => {
 		await editor.page.screenshot({ path: path.join(artifactsDir, file) });
@@ -89,6 +90,9 @@ describe('the editor, as a user uses it (Chromium)', () => {
 		await new N8nCli(state.install, userFolder).importCredentials([
 			{ ...CRED, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } },
 		]);
+		// the demo's examples, as `npm run demo` imports them (waits shortened)
+		examples = loadExampleWorkflows(path.join(state.repoDir, 'examples'), CRED);
+		await new N8nCli(state.install, userFolder).importWorkflows(examples.map((example) => withShortWaits(example.workflow, 2)));
 		server = await startN8n({ userFolder, install: state.install });
 		await new N8nRest(server.url, state.install).setupOwner(DEFAULT_OWNER);
 		browser = await openEditorBrowser({ baseUrl: server.url, owner: DEFAULT_OWNER });
@@ -262,5 +266,21 @@ describe('the editor, as a user uses it (Chromium)', () => {
 
 		const working = await editor.saveCredentialAndReadTest(await fillCredential({ baseUrl: sandbox.url }));
 		expect(working).toBe(CREDENTIAL_TEST_MESSAGES.working);
+	});
+
+	step('each example of the demo opens in the editor with every node known (a screenshot each)', async () => {
+		expect(examples.length).toBeGreaterThanOrEqual(4);
+		await editor.page.keyboard.press('Escape');
+		for (const example of examples) {
+			await editor.page.goto(`${server.url}/workflow/${example.workflow.id}`, { waitUntil: 'domcontentloaded' });
+			const nodes = example.workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote');
+			const canvasNodes = editor.page.locator('[data-test-id="canvas-node"]');
+			await canvasNodes.nth(nodes.length - 1).waitFor({ state: 'visible', timeout: 60_000 });
+			const text = await editor.page.locator('body').innerText();
+			for (const node of nodes) expect([example.file, text.includes(node.name)]).toEqual([example.file, true]);
+			// a node of a package n8n does not know shows "Install this node to use it"
+			expect([example.file, /install this node/i.test(text)]).toEqual([example.file, false]);
+			await shot(`example-${path.basename(example.file, '.json')}.png`);
+		}
 	});
 });
