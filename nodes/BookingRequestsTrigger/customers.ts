@@ -16,7 +16,7 @@
  * Past a bound, the oldest entries are forgotten (within a day too) and the node logs a warning (never a crash). Pure
  * and JSON-safe.
  */
-import { customerKeys } from '../shared/customer';
+import { customerKeys, normaliseEmail, normalisePhone } from '../shared/customer';
 import { ALPHABET, decodeNumber, encodeNumber } from './codec';
 import { codeOf, DAY_MS } from './memory';
 
@@ -54,6 +54,29 @@ export function unpackId(packed: string): string {
 }
 
 /** The codes of a contact's customer keys (empty when it has neither a usable e-mail nor phone). */
+/**
+ * More distinct e-mails than this on one phone number, among the bookings a poll reads, make the phone
+ * shared (an office or front-desk number): it identifies nobody for Skip, the cooldown and `recovered`,
+ * for 30 days (issue 29).
+ */
+export const MAX_EMAILS_PER_PHONE = 3;
+
+/** The codes of the phones shared by more than MAX_EMAILS_PER_PHONE e-mails in these bookings. */
+export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: unknown }>): Set<string> {
+	const emails = new Map<string, Set<string>>();
+	for (const booking of bookings) {
+		const phone = normalisePhone(booking.phone);
+		const email = normaliseEmail(booking.email);
+		if (!phone || !email) continue;
+		const set = emails.get(phone) ?? new Set<string>();
+		set.add(email);
+		emails.set(phone, set);
+	}
+	const shared = new Set<string>();
+	for (const [phone, set] of emails) if (set.size > MAX_EMAILS_PER_PHONE) shared.add(codeOf(`p:${phone}`));
+	return shared;
+}
+
 export function customerCodes(contact: { email?: unknown; phone?: unknown } | undefined): string[] {
 	return contact ? customerKeys(contact).map(codeOf) : [];
 }

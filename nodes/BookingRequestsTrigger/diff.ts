@@ -22,8 +22,8 @@ import type { BookingRequest, BookingSession } from '../shared/types';
 import { isLastPage } from '../shared/transport/pageReader';
 import { timestampMs } from '../shared/utils';
 import type { Reminder } from './customers';
-import { BookedMemory, customerCodes, REMINDED_RETENTION_DAYS } from './customers';
-import { DAY_MS, KeySet } from './memory';
+import { BookedMemory, customerCodes, REMINDED_RETENTION_DAYS, sharedPhoneCodes } from './customers';
+import { DAY_MS, KeySet, SeenMemory } from './memory';
 import type { Memories } from './memories';
 import { DecisionMemory, decodeMemories } from './memories';
 import type { HeldState, TriggerState, WindowState } from './state';
@@ -302,20 +302,29 @@ function sessionCodes(session: BookingSession, request: BookingRequest | undefin
  * Booking requests read in this poll, created up to `now`: per customer key code, the newest
  * `created_at` (Skip Customers Who Booked counts bookings up to the poll that judges a session), and by id.
  */
-function pollRequests(pages: PageObservation[], now: number): { newest: Map<string, number>; byId: Map<string, BookingRequest> } {
+function pollRequests(
+	pages: PageObservation[],
+	now: number,
+	identity: (codes: string[]) => string[] = (codes) => codes,
+): { newest: Map<string, number>; byId: Map<string, BookingRequest> } {
 	const newest = new Map<string, number>();
 	const byId = new Map<string, BookingRequest>();
-	for (const page of pages) {
-		if (page.list !== 'requests') continue;
-		for (const item of page.items) {
-			const request = item as BookingRequest;
-			byId.set(request.id, request);
-			const at = timestampMs(request.created_at);
-			if (at === null || at > now) continue;
-			for (const code of requestCodes(request)) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
-		}
+	for (const request of requestsRead(pages)) {
+		byId.set(request.id, request);
+		const at = timestampMs(request.created_at);
+		if (at === null || at > now) continue;
+		for (const code of identity(requestCodes(request))) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
 	}
 	return { newest, byId };
+}
+
+function requestsRead(pages: PageObservation[]): BookingRequest[] {
+	return pages.flatMap((page) => (page.list === 'requests' ? (page.items as unknown as BookingRequest[]) : []));
+}
+
+/** Phones shared by many customers in the bookings this poll read (they identify nobody). */
+function sharedInPoll(pages: PageObservation[]): Set<string> {
+	return sharedPhoneCodes(requestsRead(pages));
 }
 
 /**
@@ -324,19 +333,20 @@ function pollRequests(pages: PageObservation[], now: number): { newest: Map<stri
  * abandoned (cooldown, recovery by customer).
  */
 export function decide(memories: Memories, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
-	const memory = new DecisionMemory(memories);
+	const memory = new DecisionMemory(memories, sharedInPoll(evaluation.pages));
+	const identity = (codes: string[]) => memory.identity(codes);
 	const remember = keepsSeen(settings);
 	const skipBooked = skipsBooked(settings);
 	const remindedKept = keepsReminded(settings);
 	const cooldown = settings.customerCooldownMs ?? 0;
-	const inPoll = pollRequests(evaluation.pages, evaluation.now);
+	const inPoll = pollRequests(evaluation.pages, evaluation.now, identity);
 	const bookedSince = (codes: string[], since: number): boolean =>
 		(memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (inPoll.newest.get(code) ?? -Infinity) >= since);
 	return evaluation.candidates.map((candidate): Decision => {
 		const { item, id } = candidate;
 		if (candidate.window === 'requests') {
 			const request = item as BookingRequest;
-			const codes = skipBooked ? requestCodes(request) : [];
+			const codes = skipBooked ? identity(requestCodes(request)) : [];
 			if (codes.length > 0) memory.book(codes, candidate.time);
 			return {
 				candidate,
@@ -350,7 +360,7 @@ export function decide(memories: Memories, evaluation: Evaluation, settings: Tri
 		const session = item as BookingSession;
 		if (candidate.window === 'completions') {
 			if (!hasRequest(item) || !settings.events.sessionCompleted) return { candidate };
-			const codes = sessionCodes(session, inPoll.byId.get(String(session.request_id)));
+			const codes = identity(sessionCodes(session, inPoll.byId.get(String(session.request_id))));
 			const reminder = memory.lastReminder(codes);
 			const byCustomer = reminder && reminder.at <= candidate.at && candidate.at - reminder.at <= RECOVERY_WINDOW_DAYS * DAY_MS ? reminder : undefined;
 			const recovered = byCustomer !== undefined || memory.hasSeen(id, candidate.at);
@@ -379,7 +389,7 @@ export function decide(memories: Memories, evaluation: Evaluation, settings: Tri
 		if (!settings.events.sessionAbandoned || (before && !settings.fireAgainIfReabandoned)) return { candidate, ...markSeen() };
 		// Not reported, so not seen: judged again if it is abandoned again (with an e-mail by then).
 		if (settings.onlyWithEmail === true && !hasEmail(draftContact(session))) return { candidate, skipped: 'noEmail' };
-		const codes = customerCodes(draftContact(session));
+		const codes = identity(customerCodes(draftContact(session)));
 		if (skipBooked && codes.length > 0) {
 			// A booking from before the draft does not count (a returning customer starting a new one).
 			const since = timestampMs(session.created_at) ?? candidate.time;
@@ -583,7 +593,9 @@ export function nextState(
 			horizonOutcome.coverage,
 			evaluation.pages,
 		);
-		const { seen, booked, reminded } = memories;
+		const { seen, booked, reminded, shared } = memories;
+		for (const code of sharedInPoll(evaluation.pages)) shared.addCode(code, now);
+		shared.prune(now);
 		for (const decision of decisions.slice(0, handledCount)) {
 			if (decision.seen) seen.add(decision.seen.id, decision.seen.at);
 			if (decision.booked) booked.add(decision.booked.codes, decision.booked.at);
@@ -600,6 +612,7 @@ export function nextState(
 		customersForgotten.reminded = reminded.droppedForBound;
 		const bookedPacked = booked.encode();
 		const remindedPacked = reminded.encode();
+		const sharedPacked = shared.encode();
 		const checkpoints = previous.sessions.checkpoints.filter((checkpoint) => checkpoint[0] < (sessionsFirstPage?.serverDate ?? now));
 		if (sessionsFirstPage?.total !== undefined) checkpoints.push([sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]);
 		state.sessions = {
@@ -612,6 +625,7 @@ export function nextState(
 			seen: seen.encode(),
 			...(Object.keys(bookedPacked).length > 0 ? { booked: bookedPacked } : {}),
 			...(Object.keys(remindedPacked).length > 0 ? { reminded: remindedPacked } : {}),
+			...(Object.keys(sharedPacked).length > 0 ? { shared: sharedPacked } : {}),
 		};
 	}
 	return { state, forgotten, customersForgotten };
@@ -665,7 +679,12 @@ export function baselineState(
 		const horizonFloor = now - settings.abandonedAfterMs;
 		// The bookings on the first page of the request list count for the drafts already open.
 		const booked = new BookedMemory();
-		if (skipsBooked(settings)) for (const [code, at] of pollRequests(pages, now).newest) booked.add([code], at);
+		const shared = sharedInPoll(pages);
+		const identity = (codes: string[]) => codes.filter((code) => !shared.has(code));
+		if (skipsBooked(settings)) for (const [code, at] of pollRequests(pages, now, identity).newest) booked.add([code], at);
+		const sharedMemory = new SeenMemory();
+		for (const code of shared) sharedMemory.addCode(code, now);
+		const sharedPacked = sharedMemory.encode();
 		booked.prune(now);
 		const bookedPacked = booked.encode();
 		state.sessions = {
@@ -675,6 +694,7 @@ export function baselineState(
 			checkpoints: sessionsFirstPage?.total !== undefined ? [[sessionsFirstPage.serverDate ?? now, sessionsFirstPage.total]] : [],
 			seen: {},
 			...(Object.keys(bookedPacked).length > 0 ? { booked: bookedPacked } : {}),
+			...(Object.keys(sharedPacked).length > 0 ? { shared: sharedPacked } : {}),
 		};
 	}
 	return state;

@@ -133,7 +133,7 @@ export interface PollOptions {
 	carry?: CustomerMemories;
 }
 
-export type CustomerMemories = Pick<SessionsState, 'booked' | 'reminded' | 'seen'>;
+export type CustomerMemories = Pick<SessionsState, 'booked' | 'reminded' | 'seen' | 'shared'>;
 
 /** A baseline's sessions with the carried customer memories in. */
 function withCarried(state: TriggerState, carry: CustomerMemories | undefined): TriggerState {
@@ -146,6 +146,12 @@ function withCarried(state: TriggerState, carry: CustomerMemories | undefined): 
 	delete sessions.reminded;
 	if (Object.keys(packed).length > 0) sessions.booked = packed;
 	if (carry.reminded) sessions.reminded = carry.reminded;
+	if (carry.shared) {
+		// Both packed by day as concatenated codes: a day's codes are the two strings together.
+		const shared: Record<string, string> = { ...carry.shared };
+		for (const [day, codes] of Object.entries(sessions.shared ?? {})) shared[day] = (shared[day] ?? '') + codes;
+		sessions.shared = shared;
+	}
 	return { ...state, sessions };
 }
 

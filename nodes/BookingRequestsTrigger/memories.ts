@@ -16,6 +16,8 @@ export interface Memories {
 	booked: BookedMemory;
 	/** Customers reported abandoned (cooldown, recovery). */
 	reminded: RemindedMemory;
+	/** Phone codes shared by many customers (customers.ts sharedPhoneCodes): they identify nobody. */
+	shared: SeenMemory;
 }
 
 /** Decodes the memories of the session state; a memory no option reads starts empty (and is dropped). */
@@ -24,6 +26,7 @@ export function decodeMemories(sessions: SessionsState | undefined, keep: { book
 		seen: SeenMemory.decode(sessions?.seen),
 		booked: BookedMemory.decode(keep.booked ? sessions?.booked : undefined),
 		reminded: RemindedMemory.decode(keep.reminded ? sessions?.reminded : undefined),
+		shared: SeenMemory.decode(sessions?.shared),
 	};
 }
 
@@ -33,7 +36,16 @@ export class DecisionMemory {
 	private readonly bookedNow = new BookedMemory();
 	private readonly remindedNow = new RemindedMemory();
 
-	constructor(private readonly saved: Memories) {}
+	constructor(
+		private readonly saved: Memories,
+		/** Phone codes found shared in this poll's bookings. */
+		private readonly sharedNow: Set<string> = new Set(),
+	) {}
+
+	/** The customer key codes that identify someone: without phones shared by many customers. */
+	identity(codes: string[]): string[] {
+		return codes.filter((code) => !this.sharedNow.has(code) && !this.saved.shared.hasCode(code));
+	}
 
 	/** Whether the session was seen abandoned within SEEN_RETENTION_DAYS before `at` (its event time). */
 	hasSeen(id: string, at: number): boolean {

@@ -145,9 +145,18 @@ export class SeenMemory {
 		return (this.codes.get(codeOf(id)) ?? -Infinity) >= Math.floor(ms / DAY_MS);
 	}
 
+	/** Whether this code (already hashed) is remembered. */
+	hasCode(code: string): boolean {
+		return this.codes.has(code);
+	}
+
 	/** Remembers `id` as seen abandoned at `at` (ms). */
 	add(id: string, at: number): void {
-		const code = codeOf(id);
+		this.addCode(codeOf(id), at);
+	}
+
+	/** Remembers a code (already hashed) at `at` (ms). */
+	addCode(code: string, at: number): void {
 		if (this.codes.has(code)) return;
 		const day = Math.floor(at / DAY_MS);
 		this.codes.set(code, day);

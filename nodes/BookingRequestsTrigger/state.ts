@@ -79,6 +79,8 @@ export interface SessionsState {
 	booked?: PackedDays;
 	/** Customers reported abandoned (customers.ts RemindedMemory); absent when empty. */
 	reminded?: PackedDays;
+	/** Phone codes shared by many customers (customers.ts sharedPhoneCodes), by day; absent when empty. */
+	shared?: PackedSeen;
 }
 
 export interface TriggerState {
@@ -130,11 +132,16 @@ export function carriedCustomerMemories(
 	lists: { sessions: boolean; requests: boolean; updates?: boolean },
 	selection: { events: string; abandonedAfterMs: number },
 	about: { baseUrl: string; key: string },
-): Pick<SessionsState, 'booked' | 'reminded' | 'seen'> | undefined {
+): Pick<SessionsState, 'booked' | 'reminded' | 'seen' | 'shared'> | undefined {
 	if (!lists.sessions || !isRecord(raw) || raw.bu !== about.baseUrl || raw.key !== about.key || raw.sessions === undefined) return undefined;
 	const sessions = readState({ ...raw, fp: fingerprint }, fingerprint, lists, undefined, selection)?.sessions;
 	if (!sessions) return undefined;
-	return { seen: sessions.seen, ...(sessions.booked ? { booked: sessions.booked } : {}), ...(sessions.reminded ? { reminded: sessions.reminded } : {}) };
+	return {
+		seen: sessions.seen,
+		...(sessions.booked ? { booked: sessions.booked } : {}),
+		...(sessions.reminded ? { reminded: sessions.reminded } : {}),
+		...(sessions.shared ? { shared: sessions.shared } : {}),
+	};
 }
 
 /** The letters of the events in the state's `ev`. */
@@ -204,7 +211,8 @@ function readSessions(raw: unknown): SessionsState | undefined {
 	}
 	const booked = raw.booked === undefined ? {} : readPacked(raw.booked, isDayKey, isPackedBooked);
 	const reminded = raw.reminded === undefined ? {} : readPacked(raw.reminded, isDayKey, isPackedReminded);
-	if (!booked || !reminded) return undefined;
+	const shared = raw.shared === undefined ? {} : readPacked(raw.shared, isDayKey);
+	if (!booked || !reminded || !shared) return undefined;
 	return {
 		completions,
 		horizon,
@@ -213,6 +221,7 @@ function readSessions(raw: unknown): SessionsState | undefined {
 		seen,
 		...(Object.keys(booked).length > 0 ? { booked } : {}),
 		...(Object.keys(reminded).length > 0 ? { reminded } : {}),
+		...(Object.keys(shared).length > 0 ? { shared } : {}),
 	};
 }
 

@@ -133,3 +133,30 @@ describe('placeholder contact values identify nobody (issue 29 item 4)', () => {
 		expect(reminded).toEqual(expect.arrayContaining([bo.id, cy.id]));
 	});
 });
+
+describe('a phone shared by many customers identifies nobody (issue 29 item 4)', () => {
+	it('an office phone with more than 3 different e-mails in the bookings: its bookings no longer skip a stranger, its reminders no longer start a stranger’s cooldown', async () => {
+		// Before: the front desk's number on four bookings made every draft with that number "booked".
+		const office = '+1 512 555 0190';
+		const run = new TriggerRun(harness, sandbox, { events: ['sessionAbandoned'], abandonedAfterMinutes: 30, options: { customerCooldownDays: 7 } });
+		const poll = () => run.poll('trigger', { typeVersion: 1.1 });
+		await poll();
+		const [gus, hal] = ['gus', 'hal'].map((name) => {
+			const session = sandbox.startSession({ contact: { firstname: name, lastname: 'Office', email: `${name}.office@example.com`, phone: office } });
+			sandbox.saveSession(session.id, { step: 'address', data: { ...session.data } });
+			return session;
+		});
+		sandbox.clock.advance(5 * MIN);
+		for (const name of ['ann', 'bea', 'cal', 'dee']) sandbox.bookWithoutDraft({ contact: { email: `${name}.desk@example.com`, phone: office } });
+		sandbox.clock.advance(31 * MIN);
+		const reminded = ofEvent((await poll()).items, 'session.abandoned').map((item) => item.id);
+		// Both reminded: neither booked (the phone is shared), and Gus's reminder does not start Hal's cooldown.
+		expect(reminded.sort()).toEqual([gus.id, hal.id].sort());
+		// The e-mail still identifies: Gus books, his next draft is skipped.
+		sandbox.bookWithoutDraft({ contact: { email: 'gus.office@example.com', phone: office } });
+		const again = sandbox.startSession({ contact: { firstname: 'gus', lastname: 'Office', email: 'gus.office@example.com', phone: office } });
+		sandbox.saveSession(again.id, { step: 'address', data: { ...again.data } });
+		sandbox.clock.advance(31 * MIN);
+		expect(ofEvent((await poll()).items, 'session.abandoned').map((item) => item.id)).toEqual([]);
+	});
+});
