@@ -193,9 +193,9 @@ export type RoundTrips = ReadonlyArray<{ at: number; ms: number; first?: boolean
  *   faster than it looks (at most a 429, a jitter one, as after any route change to faster).
  * - A fresh process: while fewer than two representative round trips are known, the first call's
  *   round trip less `firstCallExtraMs` (n8n's helper is slower on its first call, before the request
- *   leaves) stands in as one more sample, so the second and third gaps already get a credit when the
- *   round trips agree. The first gap gets none: one round trip cannot tell a constant route from a
- *   jittery one (docs/rate-limiting.md, "The floor").
+ *   leaves) stands in as one more sample, so the second gap already gets a credit when the round
+ *   trips agree. The first gap gets none: one round trip cannot tell a constant route from a jittery
+ *   one (docs/rate-limiting.md, "The floor for a given spread").
  */
 export function roundTripLowerBound(samples: RoundTrips, now: number, policy: PacingPolicy = PACING): number {
 	const kept = samples.filter((sample) => now - sample.at <= policy.priorMaxAgeMs);
