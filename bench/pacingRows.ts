@@ -2,9 +2,12 @@
  * Pacing rows (issues 14 and 18), each measured at the sandbox's rate check (arrival times), strict
  * 1 request/s per key; run as a child process (see run.ts) that prints its rows as JSON on the last line.
  *
- *   pacingRows.ts latency <0|100|250|80-320> <N>   Return All of N requests in n8n-core in process, the
- *        sandbox adding that network latency before its rate check: a cold run (fresh process, no
- *        round trip known), then a second run in the same process (the limiter warm).
+ *   pacingRows.ts latency <0|100|250|500|80-320|40-900> <N>   Return All of N requests in n8n-core in
+ *        process, the sandbox adding that network latency before its rate check: a cold run (fresh
+ *        process, no round trip known), then a second run in the same process (the limiter warm),
+ *        then a scheduled run: the same process 10 minutes later (the process's Date.now moved
+ *        forward 10 minutes, so the key has been idle and its round trips are 10 minutes old; the
+ *        sandbox's rate check runs on the performance clock and is not moved).
  *   pacingRows.ts queue <processes> <N>           n8n queue mode: that many processes (the built node,
  *        each its own Node process) list N forms each at once, one key, the Redis URL set (a real
  *        redis-server on loopback): combined seconds per call.
@@ -49,7 +52,12 @@ async function latencyRows(latency: Latency, n: number): Promise<RowResult[]> {
 	const rows: RowResult[] = [];
 	try {
 		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
-		for (const run of ['cold: a fresh process', 'warm: the next run in the same process']) {
+		const realNow = Date.now;
+		for (const run of ['cold: a fresh process', 'warm: the next run in the same process', 'scheduled: the same process 10 minutes later (key idle)']) {
+			if (run.startsWith('scheduled')) {
+				const offset = 10 * 60_000;
+				Date.now = () => realNow() + offset;
+			}
 			sandbox.clearLog();
 			const result = await harness.runAction({ resource: 'bookingRequest', operation: 'getAll', returnAll: true, simplify: false });
 			if (result.error) throw result.error;
@@ -66,6 +74,7 @@ async function latencyRows(latency: Latency, n: number): Promise<RowResult[]> {
 			});
 			await sleep(1100);
 		}
+		Date.now = realNow;
 		return rows;
 	} finally {
 		await sandbox.close();

@@ -93,8 +93,9 @@ async function main() {
 				...['100', '500', '2000', '5000'].map((window) => ['bench/triggerRows.ts', ['updates', window]] as [string, string[]]),
 			],
 		],
-		// Issue 14: the same Return All at the server's arrival times, per network latency.
-		['pacing', ['0', '100', '250', '80-320'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],
+		// Issues 14 and 27: the same Return All at the server's arrival times, per network latency
+		// (cold, warm and a scheduled run of an idle key).
+		['pacing', ['0', '100', '250', '500', '80-320', '40-900'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],
 		['queue', [['bench/pacingRows.ts', ['queue', '3', '1000']]]],
 		// Issue 18: another client on the key.
 		[

@@ -18,7 +18,9 @@
  * L comes from this process's own recent round trips (roundTripLowerBound): the smallest, minus an
  * uncertainty that shrinks with the number of samples. Few samples of a jittery route say little
  * about how fast the next request can be, so L stays near 0 (the old "from the response" rule) until
- * the samples agree; on a constant route the fourth request already gets L ≈ RTT. When the previous request
+ * the samples agree; on a constant route the third request already gets most of the RTT (the first
+ * call's own round trip stands in), and a scheduled run of an idle key starts from the round trips
+ * of its earlier runs once its own first one agrees with them. When the previous request
  * was another process's (Redis mode), the smaller of the two processes' L is used: safe whatever
  * share of the round trip lies before the server, as long as it is about the same share for both
  * (docs/rate-limiting.md, docs/guides/queue-mode.md).
@@ -49,13 +51,24 @@ export interface PacingPolicy {
 	marginMs: number;
 	/** Round trips kept per process and key. */
 	sampleWindow: number;
-	/** Older round trips are forgotten (the route may have changed while the key was idle). */
+	/**
+	 * Round trips older than this count only alongside a newer one (the route may have changed while
+	 * the key was idle: this run's own first round trip must be there too)…
+	 */
 	sampleMaxAgeMs: number;
+	/** …and older than this they are forgotten. */
+	priorMaxAgeMs: number;
 	/**
 	 * How often L may exceed the true smallest round trip when the round trip is uniformly spread
 	 * (the uncertainty factor is derived from it; see roundTripLowerBound).
 	 */
 	overestimateChance: number;
+	/**
+	 * The first call of a process is slower before it reaches the server (n8n's helper: up to ~90 ms
+	 * measured); while fewer than two other round trips are known, the first call's round trip less
+	 * this much stands in as a sample (0 and below: the first call is not used).
+	 */
+	firstCallExtraMs: number;
 	/** Caution added to every gap after a jitter 429, up to `cautionCapMs`, taken off per accepted request. */
 	cautionStepMs: number;
 	cautionCapMs: number;
@@ -83,7 +96,9 @@ export const PACING: Readonly<PacingPolicy> = Object.freeze({
 	marginMs: SAFETY_MARGIN_MS,
 	sampleWindow: 16,
 	sampleMaxAgeMs: 5 * 60_000,
+	priorMaxAgeMs: 24 * 3_600_000,
 	overestimateChance: 0.1,
+	firstCallExtraMs: 95,
 	cautionStepMs: 25,
 	cautionCapMs: 100,
 	cautionDecayMs: 5,
@@ -159,7 +174,7 @@ export type RoundTrips = ReadonlyArray<{ at: number; ms: number; first?: boolean
 
 /**
  * L: a conservative lower bound of this process's round trip. With n representative samples (the
- * first call left out, at most `sampleWindow`, none older than `sampleMaxAgeMs`), m = n − 1:
+ * first call left out, at most `sampleWindow`), m = n − 1:
  *
  *     L = min − k × (max − min) / m,    k = m × (p^(−1/m) − 1),   p = overestimateChance
  *
@@ -168,18 +183,52 @@ export type RoundTrips = ReadonlyArray<{ at: number; ms: number; first?: boolean
  * and the spread behave like exponential and gamma spacings: P = (1 + k/m)^(−m)). k is 9 with two
  * samples, 3.5 with four, 2.5 with sixteen: with few samples of a jittery route L stays ≈ 0 (the old
  * "from the response" rule), while samples that agree (a constant route) give L ≈ RTT at once.
+ *
+ * Which samples (issue 27, the cold key):
+ * - A key idle for more than `sampleMaxAgeMs` (a scheduled run): its older round trips (up to
+ *   `priorMaxAgeMs`) count again as soon as the run's own first round trip is known and as long as
+ *   the run's round trips fit them (withinPrior). A route that changed while the key was idle shows
+ *   in the run's own round trips (outside the older ones' range) and drops them: the run then starts
+ *   as a fresh one. Only a new route whose first round trips happen to fall in the old range can be
+ *   faster than it looks (at most a 429, a jitter one, as after any route change to faster).
+ * - A fresh process: while fewer than two representative round trips are known, the first call's
+ *   round trip less `firstCallExtraMs` (n8n's helper is slower on its first call, before the request
+ *   leaves) stands in as one more sample, so the second gap already gets a credit when the round
+ *   trips agree. The first gap gets none: one round trip cannot tell a constant route from a jittery
+ *   one (docs/rate-limiting.md, "The floor for a given spread").
  */
 export function roundTripLowerBound(samples: RoundTrips, now: number, policy: PacingPolicy = PACING): number {
-	const recent = samples
-		.filter((sample) => !sample.first && now - sample.at <= policy.sampleMaxAgeMs)
-		.slice(-policy.sampleWindow)
-		.map((sample) => sample.ms);
+	const kept = samples.filter((sample) => now - sample.at <= policy.priorMaxAgeMs);
+	const isFresh = (sample: RoundTrips[number]) => now - sample.at <= policy.sampleMaxAgeMs;
+	const fresh = kept.filter((sample) => isFresh(sample) && !sample.first).map((sample) => sample.ms);
+	const older = kept.filter((sample) => !isFresh(sample) && !sample.first).map((sample) => sample.ms);
+	let recent = fresh.slice(-policy.sampleWindow);
+	if (fresh.length > 0 && older.length >= 2 && fresh.every((ms) => withinPrior(ms, older, policy))) recent = [...older, ...fresh].slice(-policy.sampleWindow);
+	const first = kept.find((sample) => sample.first && isFresh(sample));
+	if (recent.length < 2 && first && policy.firstCallExtraMs > 0) recent = [Math.max(0, first.ms - policy.firstCallExtraMs), ...recent];
+	return lowerBoundOf(recent, policy);
+}
+
+/** min − k × (max − min) / m over round trips in ms (0 with fewer than two). */
+function lowerBoundOf(recent: number[], policy: PacingPolicy): number {
 	if (recent.length < 2) return 0;
 	const min = Math.min(...recent);
 	const max = Math.max(...recent);
 	const m = recent.length - 1;
 	const k = m * (policy.overestimateChance ** (-1 / m) - 1);
 	return Math.max(0, min - (k * (max - min)) / m);
+}
+
+/**
+ * Whether a fresh round trip fits the older ones: within their range, widened by their own
+ * uncertainty below the minimum (at least the margin). A route that changed while the key was idle
+ * (faster, slower or more spread) shows in the run's own round trips and drops the older ones.
+ */
+function withinPrior(ms: number, older: number[], policy: PacingPolicy): boolean {
+	const recent = older.slice(-policy.sampleWindow);
+	const min = Math.min(...recent);
+	const tolerance = Math.max(policy.marginMs, min - lowerBoundOf(recent, policy));
+	return ms >= min - tolerance && ms <= Math.max(...recent) + tolerance;
 }
 
 /**

@@ -31,11 +31,16 @@ function state(overrides: Partial<KeyState> = {}): KeyState {
 }
 
 describe('the round-trip lower bound L', () => {
-	test('0 until two round trips besides the first call are known (one sample cannot tell a slow first call from a fast route)', () => {
+	test('0 while only one round trip is known (one sample cannot tell a constant route from a jittery one); then the first call stands in, less its helper time', () => {
 		expect(roundTripLowerBound([], T0)).toBe(0);
 		expect(roundTripLowerBound(samplesOf([340]), T0)).toBe(0);
-		expect(roundTripLowerBound(samplesOf([340, 255]), T0)).toBe(0);
+		// [340 − 95, 255]: min 245 − 9 × 10 (two samples: k = 9).
+		expect(roundTripLowerBound(samplesOf([340, 255]), T0)).toBeCloseTo(155, 5);
+		// A first call that was not slower only lowers L (its stand-in is 95 ms too fast: a wider spread).
+		expect(roundTripLowerBound(samplesOf([255, 255]), T0)).toBe(0);
+		// Two representative round trips: the first call is left out again.
 		expect(roundTripLowerBound(samplesOf([340, 255, 256]), T0)).toBeGreaterThan(240);
+		expect(roundTripLowerBound(samplesOf([340, 255]), T0, { ...PACING, firstCallExtraMs: 0 })).toBe(0);
 	});
 
 	test('samples that agree give L close to the round trip; spread samples give L near 0', () => {
@@ -67,7 +72,7 @@ describe('the round-trip lower bound L', () => {
 		}
 	});
 
-	test('a window of the last 16 samples, none older than 5 minutes: a route change is followed', () => {
+	test('a window of the last 16 samples, none older than 5 minutes unless a fresh one joins them: a route change is followed', () => {
 		const slowThenFast = samplesOf([400, ...Array.from({ length: 20 }, () => 250), ...Array.from({ length: 16 }, () => 100)]);
 		expect(roundTripLowerBound(slowThenFast, T0)).toBeCloseTo(100, 0);
 		const fastThenSlow = samplesOf([400, ...Array.from({ length: 20 }, () => 100), ...Array.from({ length: 16 }, () => 250)]);
@@ -76,6 +81,22 @@ describe('the round-trip lower bound L', () => {
 		const justChanged = samplesOf([400, ...Array.from({ length: 20 }, () => 100), 250, 250]);
 		expect(roundTripLowerBound(justChanged, T0)).toBeLessThan(100);
 		expect(roundTripLowerBound(samplesOf([400, 250, 250, 250]), T0 + PACING.sampleMaxAgeMs + 3000)).toBe(0);
+	});
+
+	test('an idle key (a scheduled run): its older round trips count again once the run\'s own first round trip joins them', () => {
+		const IDLE = 10 * 60_000;
+		const earlier = samplesOf([340, 251, 253, 250, 252, 254, 251, 250, 253, 252, 251]);
+		const run = (ms: number, idle = IDLE) => [...earlier, { at: T0 + idle, ms }];
+		// Before the run's first answer, nothing is trusted; after it, L as if the key had never been idle.
+		expect(roundTripLowerBound(earlier, T0 + IDLE)).toBe(0);
+		expect(roundTripLowerBound(run(252), T0 + IDLE)).toBeGreaterThan(240);
+		expect(roundTripLowerBound(run(252), T0 + IDLE)).toBeLessThan(250);
+		// The route became faster while idle: the fresh sample is the minimum, the difference the spread.
+		expect(roundTripLowerBound(run(100), T0 + IDLE)).toBeLessThan(100);
+		// Slower: the older, faster samples hold L down (safe, only slower).
+		expect(roundTripLowerBound(run(400), T0 + IDLE)).toBeLessThan(250);
+		// Idle for more than a day: forgotten; one fresh round trip alone gives no credit.
+		expect(roundTripLowerBound(run(252, PACING.priorMaxAgeMs + 60_000), T0 + PACING.priorMaxAgeMs + 60_000)).toBe(0);
 	});
 });
 
@@ -122,6 +143,49 @@ describe('the send time', () => {
 		expect(fast.marginMs).toBe(PACING.marginMs);
 		expect(fast.widenCapMs).toBe(PACING.widenCapMs / 10);
 		expect(earliestSendAt(state({ lastAnsweredAt: T0 }), 0, 0.5, fast)).toBe(T0 + 100 + PACING.marginMs);
+	});
+});
+
+describe('a cold key (issue 27): when the next calls go', () => {
+	const first = afterAnswer(INITIAL_KEY_STATE, [], { kind: 'accepted', sentAt: T0, answeredAt: T0 + 250 });
+	const sendAfter = (after: typeof first, now: number) => earliestSendAt(after.key, roundTripLowerBound(after.samples, now));
+
+	test('first call with a 250 ms round trip: the second arrives ≥ 1,000 ms after the first\'s latest possible count, not later than that plus the margin', () => {
+		// The first call was counted at the latest when its answer came (T0 + 250). One round trip says
+		// nothing about how fast the next one can be (a jittery route can answer in a fraction of it), so
+		// the second call's earliest possible arrival is its send time: it is sent exactly then.
+		const second = sendAfter(first, T0 + 250);
+		expect(second).toBe(T0 + 250 + GAP);
+		expect(second - (T0 + 250)).toBeGreaterThanOrEqual(PACING.minGapMs);
+	});
+
+	test('the second answer (255 ms, agreeing with the first less its helper time): the third gap already gets most of the round trip', () => {
+		const sentAt = T0 + 250 + GAP;
+		const second = afterAnswer(first.key, first.samples, { kind: 'accepted', sentAt, answeredAt: sentAt + 255 });
+		const third = sendAfter(second, sentAt + 255);
+		// The first call was not slower here: its stand-in (250 − 95 = 155) and the sample (255) differ by
+		// 100 ms, which reads as spread: L = 155 − 9 × 100 → 0, the safe side.
+		expect(third).toBe(sentAt + 255 + GAP);
+		// With the helper's first-call delay seen (first answer 340 ms, then 255 ms), the credit is 155 ms.
+		const slowFirst = afterAnswer(INITIAL_KEY_STATE, [], { kind: 'accepted', sentAt: T0, answeredAt: T0 + 340 });
+		const afterSecond = afterAnswer(slowFirst.key, slowFirst.samples, { kind: 'accepted', sentAt: T0 + 340 + GAP, answeredAt: T0 + 340 + GAP + 255 });
+		const r2 = T0 + 340 + GAP + 255;
+		expect(sendAfter(afterSecond, r2)).toBeCloseTo(r2 - 155 + GAP, 5);
+		// On that constant route (≥ 250 ms before the server), the third call arrives ≥ 1,000 ms after
+		// the second's latest possible count (its answer, r2): r2 − 155 + 1,010 + 250 − r2 > 1,000.
+		expect(sendAfter(afterSecond, r2) + 250 - r2).toBeGreaterThanOrEqual(PACING.minGapMs);
+	});
+
+	test('a scheduled run of an idle key: the gap after its first answer already gets the credit of the earlier runs', () => {
+		const earlier: RoundTrips = Array.from({ length: 10 }, (_, i) => ({ at: T0 - 10 * 60_000 + i * 1000, ms: 250 + (i % 4) }));
+		const idleKey = state({ lastAnsweredAt: T0 - 10 * 60_000 + 9000, lastLowerBoundMs: 240, lastAcceptedAt: T0 - 10 * 60_000 + 9000 });
+		// The run's first call goes at once (the key's last answer is long past)…
+		expect(earliestSendAt(idleKey, roundTripLowerBound(earlier, T0))).toBeLessThan(T0);
+		// …and, answered in 252 ms, the next one goes about one round trip earlier than from a fresh process.
+		const next = afterAnswer(idleKey, earlier, { kind: 'accepted', sentAt: T0, answeredAt: T0 + 252 });
+		const sendAt = sendAfter(next, T0 + 252);
+		expect(sendAt).toBeLessThan(T0 + 252 + GAP - 230);
+		expect(sendAt).toBeGreaterThanOrEqual(T0 + 252 + GAP - 250);
 	});
 });
 
@@ -227,6 +291,15 @@ function returnAll(delays: Delays, calls: number, runs = RUNS): Figures {
 }
 
 const report: Record<string, Figures> = {};
+
+function figuresOf(runs: Array<Simulation['clients'][string]>): Figures {
+	return {
+		secondsPerCall: mean(runs.map((run) => run.msPerCall)) / 1000,
+		mean429: mean(runs.map((run) => run.rateLimited)),
+		max429: Math.max(...runs.map((run) => run.rateLimited)),
+		minGap: Math.min(...runs.flatMap((run) => run.gaps)),
+	};
+}
 afterAll(() => {
 	const rows = Object.entries(report).map(
 		([name, f]) => `${name.padEnd(42)} ${f.secondsPerCall.toFixed(3)} s/call, 429s mean ${f.mean429.toFixed(2)} max ${f.max429}, min gap ${f.minGap.toFixed(1)} ms`,
@@ -279,6 +352,45 @@ describe('simulated Return All against a strict 1 s server', () => {
 		const sim = simulate({ clients: [{ name: 'us', calls: 60, delays: sandboxDelays((attempt) => (attempt < 20 ? 250 : 100)) }], seed: 3 });
 		const late = sim.clients.us.gaps.slice(-20);
 		expect(Math.max(...late)).toBeLessThan(1020);
+	});
+
+	test('a scheduled run (the key idle 10 minutes, the process warm): full pace from the first gap on a constant route; jitter: faster and fewer 429s than a fresh start', () => {
+		const scheduled = (latency: (attempt: number, rng: () => number) => number, seed: number) => {
+			const rng = seeded(seed + 555);
+			const delays = sandboxDelays(latency, [0, 0]);
+			const samples = Array.from({ length: 10 }, (_, i) => {
+				const { e, q } = delays(5, rng);
+				return { at: 20_000 + i * 1000, ms: e + q };
+			});
+			return simulate({ clients: [{ name: 'us', calls: 10, delays, startAt: 20_000 + 10 * 60_000, samples }], seed }).clients.us;
+		};
+		for (const ms of [100, 250, 500]) {
+			const runs = Array.from({ length: RUNS }, (_, i) => scheduled(() => ms, i + 1));
+			report[`scheduled run, constant ${ms} ms, 10 calls`] = figuresOf(runs);
+			expect(Math.max(...runs.map((run) => run.rateLimited))).toBe(0);
+			expect(mean(runs.map((run) => run.msPerCall))).toBeLessThan(1020);
+		}
+		const jitter = Array.from({ length: RUNS }, (_, i) => scheduled((_, rng) => uniform(rng, 80, 320), i + 1));
+		const fresh = Array.from({ length: RUNS }, (_, i) => simulate({ clients: [{ name: 'us', calls: 10, delays: jittery }], seed: i + 1 }).clients.us);
+		report['scheduled run, jittery 80–320 ms, 10 calls'] = figuresOf(jitter);
+		expect(mean(jitter.map((run) => run.msPerCall))).toBeLessThan(mean(fresh.map((run) => run.msPerCall)) - 30);
+		expect(mean(jitter.map((run) => run.rateLimited))).toBeLessThan(mean(fresh.map((run) => run.rateLimited)));
+	});
+
+	test('a route that changed while the key was idle: faster or slower and constant costs no 429; jittery now: a few more 429s than a fresh start (its first round trips can fall in the old range), none fails', () => {
+		const changed = (before: number, latency: (attempt: number, rng: () => number) => number, seed: number) => {
+			const samples = Array.from({ length: 10 }, (_, i) => ({ at: 20_000 + i * 1000, ms: before + 5 + (i % 3) }));
+			return simulate({ clients: [{ name: 'us', calls: 10, delays: sandboxDelays(latency, [0, 0]), startAt: 20_000 + 10 * 60_000, samples }], seed }).clients.us;
+		};
+		for (const [before, after] of [[250, 100], [100, 250], [250, 240], [250, 262]]) {
+			const runs = Array.from({ length: RUNS }, (_, i) => changed(before, () => after, i + 1));
+			expect(Math.max(...runs.map((run) => run.rateLimited))).toBe(0);
+		}
+		const jittery = Array.from({ length: RUNS }, (_, i) => changed(250, (_, rng) => uniform(rng, 80, 320), i + 1));
+		report['idle route 250 ms → 80–320 ms, 10 calls'] = figuresOf(jittery);
+		expect(Math.max(...jittery.map((run) => run.rateLimited))).toBeLessThanOrEqual(3);
+		expect(mean(jittery.map((run) => run.rateLimited))).toBeLessThanOrEqual(0.25);
+		for (const run of jittery) expect(run.failed).toBeUndefined();
 	});
 
 	test('a warm limiter (a second Return All in the same n8n process) starts at full pace', () => {
