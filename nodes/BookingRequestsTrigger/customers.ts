@@ -73,7 +73,8 @@ export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: u
 		emails.set(phone, set);
 	}
 	const shared = new Set<string>();
-	for (const [phone, set] of emails) if (set.size > MAX_EMAILS_PER_PHONE) shared.add(codeOf(`p:${phone}`));
+	// The phone's key as customerKeys writes it (one place for the key format): "+" keeps the digits as they are.
+	for (const [phone, set] of emails) if (set.size > MAX_EMAILS_PER_PHONE) shared.add(customerCodes({ phone: `+${phone}` })[0]);
 	return shared;
 }
 
