@@ -85,11 +85,11 @@ async function main() {
 				['bench/row-main.ts', ['trigger', '250']],
 			],
 		],
-		// Issue 13: a backlog drained under n8n's durable-scheduler poll budget (36 s).
+		// Issues 13 and 28: backlogs drained under n8n's durable-scheduler poll budget (36 s).
 		[
 			'trigger',
 			[
-				['bench/triggerRows.ts', ['backlog', args.has('--quick') ? '600' : '4800']],
+				...(args.has('--quick') ? ['idleDrafts'] : ['bench', 'completed', 'retarget', 'idleDrafts']).map((shape) => ['bench/triggerRows.ts', ['shape', shape]] as [string, string[]]),
 				...['100', '500', '2000', '5000'].map((window) => ['bench/triggerRows.ts', ['updates', window]] as [string, string[]]),
 			],
 		],

@@ -1,21 +1,20 @@
 /**
- * Benchmark row of the trigger (child-process entry, like row-main.ts: prints its RowResult list as
- * JSON on the last line): a backlog of changes — n8n was down while customers kept booking and leaving
- * — drained by polls in n8n-core's real PollContext with n8n's durable-scheduler budget of 36 s, against
- * the sandbox with the contract's real limit (1 request per second per key).
+ * Benchmark rows of the trigger (child-process entry, like row-main.ts: prints its RowResult list as
+ * JSON on the last line), in n8n-core's real PollContext with n8n's durable-scheduler budget of 36 s,
+ * against the sandbox with the contract's real limit (1 request per second per key):
+ * - `shape <name>`: a backlog of changes — n8n was down while customers kept booking and leaving —
+ *   drained (issue 28's shapes, test/support/backlogShapes.ts, which also says what the minimum
+ *   counts: the pages the rules need). All three events and Skip Customers Who Booked on (the node's
+ *   version 1.1 default), so the request list serves New Request and the skip in the same reads.
+ * - `updates <window>`: Request Updated over a watched range (issue 26).
  *
- * The physical minimum counted: every page of the three windows the backlog fills (new requests; the
- * sessions for completions; the same sessions again, a delay later, for abandonments), since events
- * come oldest first and the two session windows sit a delay apart in the list.
- *
- * All three events and Skip Customers Who Booked on (the node's version 1.1 default), so the request
- * list serves New Request and the bookings the skip checks in the same reads (issue 22 item 7).
- *
- * Usage: node scripts/ts-run.js bench/triggerRows.ts backlog <sessions>   (requests: 2 per session)
- *        `npm run bench -- --only=trigger` runs only this row and prints its figures.
+ * Usage: node scripts/ts-run.js bench/triggerRows.ts shape idleDrafts
+ *        `npm run bench -- --only=trigger` runs only these rows and prints their figures.
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { countsOf, drainOverHttp } from '../test/support/backlogDrain';
+import { drainTable, pagesNeeded, SHAPES, totalEvents } from '../test/support/backlogShapes';
 import { createHarness } from '../test/support/inProcessN8n';
 import type { PollState } from '../test/support/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
@@ -23,74 +22,41 @@ import { hashKey, sortRequests, startSandbox } from '../test/sandbox';
 import type { RowResult } from './rows';
 
 const BUDGET_MS = 36_000;
-const MIN = 60_000;
 const ceil100 = (n: number) => Math.ceil(n / 100);
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
-export async function triggerBacklogRow(sessions: number): Promise<RowResult> {
-	const sandbox = await startSandbox({ sizes: { requests: 50, sessions: 50 } });
+/**
+ * A backlog shape of issue 28 (test/support/backlogShapes.ts: `bench`, `completed`, `retarget`,
+ * `idleDrafts`) drained at the contract's real 1 request/s under n8n's 36 s budget: calls for the
+ * pages the rules need, polls, the longest poll and each poll's calls. The same loop as the cost test
+ * over HTTP (test/support/backlogDrain.ts), which runs it at a shorter rate gap.
+ */
+export async function triggerShapeRow(name: string): Promise<RowResult> {
+	const shape = SHAPES.find((candidate) => candidate.name === name);
+	if (!shape) throw new Error(`unknown backlog shape ${name}`);
+	const sandbox = await startSandbox({ sizes: { requests: 0, sessions: 0 } });
 	try {
-		const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
-		const parameters = { events: ['sessionAbandoned', 'sessionCompleted', 'requestCreated'], abandonedAfterMinutes: 30, skipIfBooked: true };
-		const state: PollState = { staticData: {} };
-		await harness.poll(parameters, state, 'trigger', { budgetMs: BUDGET_MS, typeVersion: 1.1 }); // activation: baseline
-
-		// The backlog: `sessions` customers over 3 hours, 1 in 3 books; as many requests again arrive directly.
-		let expected = 0;
-		let requests = 0;
-		// Every customer distinct (the sandbox's random people share phone numbers now and then, and Skip
-		// Customers Who Booked would rightly leave their reminders out).
-		const digits = (i: number) => String(i).padStart(7, '0');
-		for (let i = 0; i < sessions; i++) {
-			sandbox.clock.advance(Math.floor((3 * 60 * MIN) / sessions));
-			const session = sandbox.startSession({ contact: { email: `draft-${i}@example.com`, phone: `+1512${digits(i)}` } });
-			if (i % 3 === 0) {
-				sandbox.completeSession(session.id);
-				expected += 2; // the completion and its request
-				requests++;
-			} else expected++; // the abandonment
-			sandbox.addRequest({ email: `direct-${i}@example.com`, phone: `+1737${digits(i)}` });
-			requests++;
-			expected++;
+		const drain = await drainOverHttp(sandbox, shape, BUDGET_MS);
+		const ids = new Set(drain.emitted.map((item) => String(item.event_id)));
+		const counts = countsOf(drain.emitted);
+		if (ids.size !== drain.emitted.length || JSON.stringify(counts) !== JSON.stringify(shape.events)) {
+			throw new Error(`${shape.name}: expected ${JSON.stringify(shape.events)} once each, got ${JSON.stringify(counts)} (${ids.size} distinct)`);
 		}
-		sandbox.clock.advance(31 * MIN);
-		sandbox.clearLog();
-
-		const ids = new Set<string>();
-		let events = 0;
-		let polls = 0;
-		let longest = 0;
-		let seconds = 0;
-		let stateBytes = 0;
-		for (let quiet = false; !quiet && polls < 200; polls++) {
-			const calls = sandbox.log.length;
-			const started = performance.now();
-			const result = await harness.poll(parameters, state, 'trigger', { budgetMs: BUDGET_MS, typeVersion: 1.1 });
-			const took = (performance.now() - started) / 1000;
-			seconds += took;
-			longest = Math.max(longest, took);
-			state.staticData = JSON.parse(JSON.stringify(state.staticData)) as IDataObject;
-			const stored = (state.staticData['node:Booking Requests Trigger'] as IDataObject | undefined)?.bookingRequestsTrigger;
-			stateBytes = Math.max(stateBytes, JSON.stringify(stored ?? {}).length);
-			const items = result ? result[0] : [];
-			for (const item of items) ids.add(String(item.json.event_id));
-			events += items.length;
-			quiet = items.length === 0 && sandbox.log.length - calls === 2;
-		}
-		if (ids.size !== expected || events !== expected) throw new Error(`expected ${expected} events once each, got ${events} (${ids.size} distinct)`);
-		const minCalls = ceil100(requests) + 2 * ceil100(sessions);
+		const drainPolls = drain.polls.slice(0, -1);
+		const longest = Math.max(...drainPolls.map((poll) => poll.seconds));
 		const gaps = acceptedGaps(sandbox.log, hashKey(sandbox.keys.demo));
+		process.stderr.write(`${shape.name}\n${drainTable(drain)}\n`);
 		return {
-			row: `Trigger: backlog of ${expected.toLocaleString('en-US')} events drained under a 36 s poll budget (Skip Customers Who Booked on)`,
-			items: events,
-			calls: sandbox.log.length,
-			minCalls,
-			seconds,
-			minSeconds: minCalls - 1,
+			row: `Trigger backlog, ${shape.label} (${totalEvents(shape).toLocaleString('en-US')} events)`,
+			items: drain.emitted.length,
+			calls: drain.calls,
+			minCalls: pagesNeeded(shape),
+			seconds: drainPolls.reduce((sum, poll) => sum + poll.seconds, 0),
+			minSeconds: pagesNeeded(shape) - 1,
 			rateLimited: rateLimitedCount(sandbox.log, hashKey(sandbox.keys.demo)),
 			minGapMs: gaps.length ? Math.min(...gaps) : null,
 			peakRssMb: peakRssMb(),
-			note: `${polls} polls (the last one quiet), longest poll ${longest.toFixed(1)} s of 36 s, every event once; state at most ${stateBytes.toLocaleString('en-US')} bytes; minimum = pages of the 3 windows`,
+			note: `${drainPolls.length} polls (calls ${drainPolls.map((poll) => poll.calls).join(', ')}) + a quiet one (${drain.polls.at(-1)?.calls} calls), longest poll ${longest.toFixed(1)} s of 36 s, every event once; state at most ${drain.stateBytes.toLocaleString('en-US')} bytes; minimum = the pages the rules need (backlogShapes.ts)`,
 		};
 	} finally {
 		await sandbox.close();
@@ -167,7 +133,7 @@ export async function triggerUpdatesRow(window: number): Promise<RowResult> {
 if (process.argv[1]?.endsWith('triggerRows.ts')) {
 	const [name, arg] = process.argv.slice(2);
 	const run =
-		name === 'backlog' ? triggerBacklogRow(Number(arg)) : name === 'updates' ? triggerUpdatesRow(Number(arg)) : Promise.reject(new Error(`unknown trigger row ${name}`));
+		name === 'shape' ? triggerShapeRow(arg) : name === 'updates' ? triggerUpdatesRow(Number(arg)) : Promise.reject(new Error(`unknown trigger row ${name}`));
 	run
 		.then((row) => {
 			process.stdout.write(`\n${JSON.stringify([row])}\n`);

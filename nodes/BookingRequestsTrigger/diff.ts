@@ -19,6 +19,7 @@
  */
 import { draftContact, hasEmail } from '../shared/output/session';
 import type { BookingRequest, BookingSession } from '../shared/types';
+import { MAX_PER_PAGE } from '../shared/constants';
 import { isLastPage } from '../shared/transport/pageReader';
 import { timestampMs } from '../shared/utils';
 import type { Reminder } from './customers';
@@ -30,7 +31,7 @@ import type { HeldState, TriggerState, WindowState } from './state';
 import { EDGE_WINDOW_MS, pruneCheckpoints, STATE_VERSION } from './state';
 import type { UpdateSettings } from './updates/detect';
 import type { Coverage, ListItem, ListName, Located, PageObservation, Run, Window, WindowName } from './windows';
-import { coverageOf, readBounds, runsOf, sortTime } from './windows';
+import { coverageOf, hasRequest, readBounds, runsOf, sortTime } from './windows';
 
 export type EventName = 'session.abandoned' | 'session.completed' | 'request.created' | 'request.updated';
 
@@ -123,10 +124,6 @@ export function activityOf(session: BookingSession): number | null {
 
 export function requestSortTime(request: BookingRequest): number | null {
 	return timestampMs(request.created_at);
-}
-
-function hasRequest(session: ListItem): boolean {
-	return typeof session.request_id === 'string' && session.request_id !== '';
 }
 
 /** The memories of the saved state, decoded once for the poll (memories.ts). */
@@ -484,10 +481,11 @@ export const HELD_LIMIT = 2_000;
 /**
  * How far the horizon's floor may move past `limit` (the frontier minus the delay), over what the poll
  * read of the window. Sessions with a `request_id` (completed: no event) are passed. Open sessions wait
- * for their event time: the floor stops below the first one, unless they lie together at the bottom of
- * what is passed (at most half of it, and `room` sessions, and none held from before): then they are
- * held (hashed id and `updated_at`) and judged later on a fresh read of their own pages. So a backlog is
- * not read a second time, a delay later, for the few abandonments it holds — only their pages are.
+ * for their event time: the floor stops below the first one, unless holding them saves pages (at least
+ * a page of passed sessions besides their own span, at most `room` of them, and none held from before):
+ * then they are held (hashed id and `updated_at`) and judged later on a fresh read of their own pages.
+ * So a backlog is not read a second time, a delay later, for the abandonments it holds — only their
+ * pages are (issue 28: 1,000 drafts below 2,000 bookings were searched for and read again whole).
  */
 function holdFurther(outcome: WindowOutcome, limit: number, room: number): { bound: number; held: KeySet } {
 	const held = new KeySet();
@@ -500,8 +498,9 @@ function holdFurther(outcome: WindowOutcome, limit: number, room: number): { bou
 	let last = first;
 	for (let i = first; i < above.length; i++) if (waits(above[i])) last = i;
 	const open = above.filter(waits);
-	// Held only when it saves pages: the held sessions' own span is at most half of what the floor passes.
-	if (open.length > room || (last - first + 1) * 2 > above.length) return { bound: Math.max(limit, above[first].time - 1), held };
+	// Held only when it saves pages: the floor passes at least a page of sessions outside the held span
+	// (the span itself is read again either way).
+	if (open.length > room || above.length - (last - first + 1) < MAX_PER_PAGE) return { bound: Math.max(limit, above[first].time - 1), held };
 	// Every session up to `upper` is passed or held, so the floor moves there.
 	for (const entry of open) held.add(entry.time, entry.item.id);
 	return { bound: outcome.upper, held };

@@ -10,12 +10,9 @@ import type { BookingRequest, BookingSession } from '../shared/types';
 import { timestampMs } from '../shared/utils';
 import type { TriggerEvent, TriggerSettings } from './diff';
 import { activityOf, requestSortTime } from './diff';
+import { hasRequest } from './windows';
 
 export const SAMPLES_PER_EVENT = 3;
-
-function hasRequest(session: BookingSession): boolean {
-	return typeof session.request_id === 'string' && session.request_id !== '';
-}
 
 /** 2: an e-mail; 1: a name or phone only; 0: no contact details in the draft. */
 function contactRank(session: BookingSession): number {

@@ -3,7 +3,7 @@
  * above its floor, so that every window reaches one common event time and none reads past where the
  * others get to (the frontier, diff.ts): no page is read for nothing.
  */
-import { topTime } from '../windows';
+import { hasRequest, sortTime, topTime } from '../windows';
 import type { ListView } from './listView';
 import type { Target } from './target';
 
@@ -14,6 +14,8 @@ export interface Pace {
 	fixed: number;
 	/** Event time at which the window is read through (the held window ends at its newest session). */
 	end?: number;
+	/** Event time up to which the list holds nothing above the floor (an estimate: pace only). */
+	quietUntil?: number;
 }
 
 /** Shares `left` pages between needs: each gets its need if the equal share allows, the rest is re-shared. */
@@ -34,7 +36,8 @@ export function shareBudget(needs: number[], left: number): number[] {
 /** Pages a window reads to cover up to event time `time` (the partly read page at each end included). */
 export function pagesToReach(pace: Pace, time: number): number {
 	const until = Math.min(time, pace.end ?? Infinity);
-	return time > pace.start ? Math.ceil(pace.fixed + Math.max(0, until - pace.start) * pace.perMs) + 1 : 0;
+	const from = Math.max(pace.start, pace.quietUntil ?? -Infinity);
+	return time > pace.start ? Math.ceil(pace.fixed + Math.max(0, until - from) * pace.perMs) + 1 : 0;
 }
 
 /** The event time all windows reach with `left` pages (undefined when all of them fit up to `now`). */
@@ -71,7 +74,40 @@ export function paceOf(view: ListView, target: Target, now: number | undefined):
 	const span = Math.min(now, newest) - window.lo;
 	if (span <= 0) return undefined;
 	const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
-	return { start: window.lo + (target.completions ? 0 : window.offset), perMs: Math.max(0, total - window.below) / span / perPage, fixed };
+	// The request list's rows spread over the time since its first booking, not since the floor, when the
+	// session pages read show the backlog began later (a quiet time just above the floor holds no pages).
+	const from = target.list === 'requests' ? Math.min(newest - 1, firstBookingAbove(view, window.lo) ?? window.lo) : window.lo;
+	const items = Math.max(0, total - window.below);
+	// Nothing lies above the list's newest item: the window is read through at its event time.
+	const offset = target.completions ? 0 : window.offset;
+	return {
+		start: window.lo + offset,
+		perMs: items / Math.max(1, Math.min(now, newest) - from) / perPage,
+		fixed,
+		end: Math.min(now, newest) + offset,
+		...(from > window.lo ? { quietUntil: from } : {}),
+	};
+}
+
+/**
+ * The oldest completion (a session with a booking request) that this poll's session pages show above
+ * `floor`, when they also reach down to the floor (so no older one lies between); undefined otherwise.
+ * Only a pace estimate: windows.ts proves what is read.
+ */
+function firstBookingAbove(view: ListView, floor: number): number | undefined {
+	let first: number | undefined;
+	let reachesFloor = false;
+	for (const page of view.pages) {
+		if (page.list !== 'sessions') continue;
+		if (page.total !== undefined && page.page * page.perPage >= page.total) reachesFloor = true; // the list's end
+		for (const item of page.items) {
+			const at = sortTime('sessions', item);
+			if (at === null) continue;
+			if (at <= floor) reachesFloor = true;
+			else if (hasRequest(item) && (first === undefined || at < first)) first = at;
+		}
+	}
+	return reachesFloor ? first : undefined;
 }
 
 /**
