@@ -184,6 +184,10 @@ export class Planner {
 		const quick = (target: Target) => Number(target.fromTop && view.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
 		const behind = (target: Target) => target.window.lo + target.window.offset;
 		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
+		// When every window fits, a run from page 1 still open is extended before another window of its
+		// list is read: read after it, the run would start again at page 1.
+		const fit = reach(view, open, this.input.pagesLeft(), now);
+		if (fit && fit.time === undefined) open.sort((a, b) => Number(this.extendsTopRun(b)) - Number(this.extendsTopRun(a)));
 		// When every window's pace is known, its share is what reaches one common event time: no window
 		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
 		// share goes first; the others then read up to where it got.
@@ -225,6 +229,11 @@ export class Planner {
 		if (later.length > 0 && all.every((target) => later.includes(target) || covered(view, target)) && this.input.pagesLeft() >= 1) {
 			yield* this.readTargets(later, false);
 		}
+	}
+
+	/** Whether the target reaches the top of its list (read up to page 1) and the list's latest reads are a run from page 1. */
+	private extendsTopRun(target: Target): boolean {
+		return target.window.hi === Infinity && this.view.openTopRunEnd(target.list) > 0;
 	}
 
 	/** Reads the target within `share` pages, leaving `reserve` pages for the targets after it. */
