@@ -3,6 +3,7 @@
  * above its floor, so that every window reaches one common event time and none reads past where the
  * others get to (the frontier, diff.ts): no page is read for nothing.
  */
+import { isLastPage } from '../../shared/transport/pageReader';
 import { hasRequest, sortTime, topTime } from '../windows';
 import type { ListView } from './listView';
 import type { Target } from './target';
@@ -71,21 +72,20 @@ export function paceOf(view: ListView, target: Target, now: number | undefined):
 	// Up to the newest item of the list (not now: a quiet time at the top holds no pages).
 	const first = view.latestOfPage(target.list, 1);
 	const newest = (first ? topTime(first) : null) ?? now;
-	const span = Math.min(now, newest) - window.lo;
-	if (span <= 0) return undefined;
+	const top = Math.min(now, newest);
+	if (top <= window.lo) return undefined;
 	const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
 	// The request list's rows spread over the time since its first booking, not since the floor, when the
 	// session pages read show the backlog began later (a quiet time just above the floor holds no pages).
 	const from = target.list === 'requests' ? Math.min(newest - 1, firstBookingAbove(view, window.lo) ?? window.lo) : window.lo;
-	const items = Math.max(0, total - window.below);
-	// Nothing lies above the list's newest item: the window is read through at its event time.
 	const offset = target.completions ? 0 : window.offset;
 	return {
 		start: window.lo + offset,
-		perMs: items / Math.max(1, Math.min(now, newest) - from) / perPage,
+		perMs: Math.max(0, total - window.below) / Math.max(1, top - from) / perPage,
 		fixed,
-		end: Math.min(now, newest) + offset,
-		...(from > window.lo ? { quietUntil: from } : {}),
+		// Nothing lies above the list's newest item: the window is read through at its event time.
+		end: top + offset,
+		quietUntil: from + offset,
 	};
 }
 
@@ -99,7 +99,7 @@ function firstBookingAbove(view: ListView, floor: number): number | undefined {
 	let reachesFloor = false;
 	for (const page of view.pages) {
 		if (page.list !== 'sessions') continue;
-		if (page.total !== undefined && page.page * page.perPage >= page.total) reachesFloor = true; // the list's end
+		if (isLastPage(page, page.items.length, (page.page - 1) * page.perPage)) reachesFloor = true; // the list's end
 		for (const item of page.items) {
 			const at = sortTime('sessions', item);
 			if (at === null) continue;

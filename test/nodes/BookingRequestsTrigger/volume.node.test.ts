@@ -9,6 +9,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { GAP_MS, setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
+import { eventTime } from '../../support/backlogDrain';
 import { createHarness } from '../../support/inProcessN8n';
 import type { Harness, PollState } from '../../support/inProcessN8n';
 import { startSandbox } from '../../sandbox';
@@ -154,11 +155,7 @@ test('a backlog over five times the budget (all three events), drained under a 6
 	// eslint-disable-next-line no-console
 	console.log(`[trigger volume] backlog: events per poll ${perPoll.join(', ')}`);
 	checkOnceInOrder(run.events);
-	const at = (event: IDataObject) => {
-		const id = String(event.event_id);
-		if (id.startsWith('session.abandoned:')) return Number(id.split(':')[2]) + 30 * MIN;
-		return Date.parse(String(event.event === 'request.created' ? event.created_at : event.updated_at));
-	};
+	const at = (event: IDataObject) => eventTime(event, 30 * MIN);
 	for (let i = 1; i < run.events.length; i++) expect(at(run.events[i])).toBeGreaterThanOrEqual(at(run.events[i - 1]));
 	expect(new Set(run.events.map((event) => String(event.event_id)))).toEqual(expected);
 	expect(run.longestMs).toBeLessThan(budgetMs);
