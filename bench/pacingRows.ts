@@ -7,7 +7,8 @@
  *        process, no round trip known), then a second run in the same process (the limiter warm),
  *        then a scheduled run: the same process 10 minutes later (the process's Date.now moved
  *        forward 10 minutes, so the key has been idle and its round trips are 10 minutes old; the
- *        sandbox's rate check runs on the performance clock and is not moved).
+ *        sandbox's rate check runs on the performance clock and is not moved). Each run starts the
+ *        sandbox's latency draws from the same seed: cold, warm and scheduled meet the same delays.
  *   pacingRows.ts queue <processes> <N>           n8n queue mode: that many processes (the built node,
  *        each its own Node process) list N forms each at once, one key, the Redis URL set (a real
  *        redis-server on loopback): combined seconds per call.
@@ -58,6 +59,7 @@ async function latencyRows(latency: Latency, n: number): Promise<RowResult[]> {
 				const offset = 10 * 60_000;
 				Date.now = () => realNow() + offset;
 			}
+			sandbox.setLatency(latency); // each run meets the same delays, request by request
 			sandbox.clearLog();
 			const result = await harness.runAction({ resource: 'bookingRequest', operation: 'getAll', returnAll: true, simplify: false });
 			if (result.error) throw result.error;

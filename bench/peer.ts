@@ -1,17 +1,20 @@
 /**
- * Peer rows: the same listing of N requests in a real n8n (the version of the e2e suite), with
+ * Peer rows (issue 27): the same listing of N requests in a real n8n (the version of the e2e suite),
+ * side by side in one run, with
  *  (a) this package's node (Return All), and
  *  (b) n8n's HTTP Request node configured as a careful user would: `page` query parameter updated in
  *      each request, per_page=100, 1,000 ms between requests, complete when a page is empty or
  *      page × per_page ≥ total.
- * On loopback each is run twice: clean, and with the sandbox answering 429 to every 5th request.
- * Then at each network latency of the pacing rows (the sandbox's latency before its rate check:
- * 100 ms, 250 ms, 80–320 ms), clean; n8n is restarted for each latency, so this node's limiter
- * starts cold (no round trip known) as in a freshly started n8n.
- * Seconds are measured at the server (first to last request it received), so n8n's CLI start-up
- * and the REST round trips are not counted against either side.
+ * A fresh n8n per network latency (loopback, then the sandbox's latency before its rate check: 100,
+ * 250 and 500 ms, 80–320 and 40–900 ms jittery). In it: this node cold (its limiter knows no round
+ * trip of the key, as in a freshly started n8n), the HTTP Request node, then both again (warm). Each
+ * run starts the sandbox's latency draws from the same seed, so on a jittery route both nodes meet the
+ * same delays, request by request. On loopback both are also run with the sandbox answering 429 to
+ * every 5th request. Seconds are measured at the server (first to last request it received), so n8n's
+ * start-up and the REST round trips are not counted against either side; "vs HTTP node" = this
+ * node's seconds ÷ the HTTP Request node's in the same phase and run (below 1: ahead).
  *
- *   peer.ts <N> [--latencies=100,250,80-320]   (--latencies= for the loopback rows only)
+ *   peer.ts <N> [--latencies=100,250,500,80-320,40-900]   (--latencies= for the loopback rows only)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,7 +32,7 @@ import { latencyLabel, type RowResult } from './rows';
 
 const REPO = path.resolve(__dirname, '..');
 const n = Number(process.argv[2] ?? 1000);
-const latencyArg = process.argv.find((arg) => arg.startsWith('--latencies='))?.slice('--latencies='.length) ?? '100,250,80-320';
+const latencyArg = process.argv.find((arg) => arg.startsWith('--latencies='))?.slice('--latencies='.length) ?? '100,250,500,80-320,40-900';
 const latencies: Latency[] = latencyArg
 	.split(',')
 	.filter(Boolean)
@@ -116,48 +119,68 @@ async function main() {
 
 	const rows: RowResult[] = [];
 	const keyHash = hashKey(sandbox.keys.demo);
-	const phases: Array<{ latency: Latency; injected: boolean[] }> = [{ latency: null, injected: [false, true] }, ...latencies.map((latency) => ({ latency, injected: [false] }))];
+	const nodes = {
+		ours: { workflowId: 'benchPackageNode', label: 'this node, Return All', viaHttpNode: false },
+		http: { workflowId: 'benchHttpRequest', label: 'HTTP Request node, page parameter + 1,000 ms interval', viaHttpNode: true },
+	} as const;
+	type Run = { node: keyof typeof nodes; when: 'cold' | 'warm'; injected: boolean };
+	const sideBySide: Run[] = [
+		{ node: 'ours', when: 'cold', injected: false },
+		{ node: 'http', when: 'cold', injected: false },
+		{ node: 'ours', when: 'warm', injected: false },
+		{ node: 'http', when: 'warm', injected: false },
+	];
+	const injected: Run[] = [
+		{ node: 'ours', when: 'warm', injected: true },
+		{ node: 'http', when: 'warm', injected: true },
+	];
+	const phases: Array<{ latency: Latency; runs: Run[] }> = [{ latency: null, runs: [...sideBySide, ...injected] }, ...latencies.map((latency) => ({ latency, runs: sideBySide }))];
 	for (const phase of phases) {
 		// A fresh n8n per latency: this node's limiter starts with no round trip known.
 		const server = await startN8n({ userFolder, install });
 		const rest = new N8nRest(server.url, install);
 		await rest.setupOwner();
-		sandbox.setLatency(phase.latency);
-		for (const [workflowId, label, viaHttpNode] of [
-			['benchPackageNode', 'this node, Return All', false],
-			['benchHttpRequest', 'HTTP Request node, page parameter + 1,000 ms interval', true],
-		] as const) {
-			for (const injected of phase.injected) {
-				sandbox.setFaults(injected ? { every429: 5 } : {});
-				sandbox.clearLog();
-				await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh rate budget
-				const where = phase.latency === null ? '' : `, ${latencyLabel(phase.latency)}`;
-				log(`${label}${where}${injected ? ' with 429 every 5th' : ''}`);
-				// A manual run through the REST API, as from the editor: `n8n execute --rawOutput` prints the
-				// whole run data and n8n exits before a pipe has taken several MB of it.
-				const result = await rest.runFromTrigger(workflowId, 'Start', 600_000);
-				const entries = sandbox.log;
-				const span = entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0;
-				const got = countItems(result, viaHttpNode);
-				const gaps = acceptedGaps(entries, keyHash);
-				const outcome = result.ok
-					? got === n
-						? `complete: ${got} items`
-						: `INCOMPLETE: ${got} of ${n} items`
-					: `FAILED: ${(result.nodeErrors.List?.message ?? result.error?.message ?? 'error').slice(0, 80)}`;
-				rows.push({
-					row: `Real n8n ${install.version}${where}: ${label}${injected ? ', sandbox injects 429 every 5th request' : ''}`,
-					items: got,
-					calls: entries.length,
-					minCalls: Math.ceil(n / 100),
-					seconds: span,
-					minSeconds: Math.ceil(n / 100) - 1,
-					rateLimited: rateLimitedCount(entries, keyHash) + entries.filter((entry) => entry.fault === 'every429').length,
-					minGapMs: gaps.length ? Math.min(...gaps) : null,
-					peakRssMb: n8nPeakRssMb(server.pid),
-					note: `${outcome}; seconds at the server; RSS = n8n process peak so far`,
-				});
-			}
+		const phaseRows = new Map<string, RowResult>();
+		for (const run of phase.runs) {
+			const { workflowId, label, viaHttpNode } = nodes[run.node];
+			sandbox.setLatency(phase.latency); // the same delays for every run of the phase
+			sandbox.setFaults(run.injected ? { every429: 5 } : {});
+			sandbox.clearLog();
+			await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh rate budget
+			const where = phase.latency === null ? '' : `, ${latencyLabel(phase.latency)}`;
+			log(`${label}${where} (${run.when})${run.injected ? ' with 429 every 5th' : ''}`);
+			// A manual run through the REST API, as from the editor: `n8n execute --rawOutput` prints the
+			// whole run data and n8n exits before a pipe has taken several MB of it.
+			const result = await rest.runFromTrigger(workflowId, 'Start', 600_000);
+			const entries = sandbox.log;
+			const span = entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0;
+			const got = countItems(result, viaHttpNode);
+			const gaps = acceptedGaps(entries, keyHash);
+			const outcome = result.ok
+				? got === n
+					? `complete: ${got} items`
+					: `INCOMPLETE: ${got} of ${n} items`
+				: `FAILED: ${(result.nodeErrors.List?.message ?? result.error?.message ?? 'error').slice(0, 80)}`;
+			const row: RowResult = {
+				row: `Real n8n ${install.version}${where}: ${label} (${run.when})${run.injected ? ', sandbox injects 429 every 5th request' : ''}`,
+				items: got,
+				calls: entries.length,
+				minCalls: Math.ceil(n / 100),
+				seconds: span,
+				minSeconds: Math.ceil(n / 100) - 1,
+				rateLimited: rateLimitedCount(entries, keyHash) + entries.filter((entry) => entry.fault === 'every429').length,
+				minGapMs: gaps.length ? Math.min(...gaps) : null,
+				peakRssMb: n8nPeakRssMb(server.pid),
+				note: `${outcome}; seconds at the server; RSS = n8n process peak so far`,
+			};
+			phaseRows.set(`${run.node} ${run.when} ${run.injected}`, row);
+			rows.push(row);
+		}
+		// This node against the HTTP Request node of the same phase and run.
+		for (const run of phase.runs.filter((candidate) => candidate.node === 'ours')) {
+			const ours = phaseRows.get(`ours ${run.when} ${run.injected}`);
+			const http = phaseRows.get(`http ${run.when} ${run.injected}`);
+			if (ours && http && http.seconds > 0 && !run.injected) ours.vsHttpNode = ours.seconds / http.seconds;
 		}
 		await server.stop();
 	}

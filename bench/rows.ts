@@ -22,6 +22,8 @@ export interface RowResult {
 	rateLimited: number;
 	minGapMs: number | null;
 	peakRssMb: number;
+	/** Peer rows: this node's seconds ÷ the HTTP Request node's in the same n8n, latency and run. */
+	vsHttpNode?: number;
 	note?: string;
 }
 

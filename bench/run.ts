@@ -10,7 +10,8 @@
  *                  two executions, trigger), trigger (a backlog drained under the 36 s poll
  *                  budget), pacing (Return All at each network latency, cold and
  *                  warm), queue (3 processes on Redis), neighbour (another client on the key),
- *                  peer (real n8n: this node vs the HTTP Request node, loopback and each latency)
+ *                  peer (real n8n: this node vs the HTTP Request node side by side, cold and
+ *                  warm, loopback and each latency)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -51,8 +52,8 @@ const fmt = (value: number | null, digits = 2) => (value === null || !Number.isF
 
 function table(rows: RowResult[]): string {
 	const header =
-		'| Row | Items | Calls | ceil(N/100) | Calls ratio | Seconds | ceil(N/100)−1 | Time ratio | 429s | Min gap (ms) | Peak RSS (MB) | Notes |\n' +
-		'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|';
+		'| Row | Items | Calls | ceil(N/100) | Calls ratio | Seconds | ceil(N/100)−1 | Time ratio | vs HTTP node | 429s | Min gap (ms) | Peak RSS (MB) | Notes |\n' +
+		'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|';
 	const lines = rows.map((row) =>
 		[
 			row.row,
@@ -63,6 +64,7 @@ function table(rows: RowResult[]): string {
 			fmt(row.seconds),
 			row.minSeconds,
 			row.minSeconds > 0 ? fmt(row.seconds / row.minSeconds) : '–',
+			row.vsHttpNode === undefined ? '–' : fmt(row.vsHttpNode),
 			row.rateLimited,
 			row.minGapMs === null ? '–' : row.minGapMs.toFixed(0),
 			row.peakRssMb,

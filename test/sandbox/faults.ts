@@ -81,18 +81,30 @@ export function normaliseLatency(value: unknown): [number, number] | null {
 	return value[1] === 0 ? null : [value[0], value[1]];
 }
 
-/** Draws delays from a latency range with the sandbox's seeded generator (reproducible per seed). */
+/**
+ * Draws delays from a latency range with the sandbox's seeded generator (reproducible per seed). Each
+ * `set` starts the draws again from the seed, so two runs that each begin with the same setLatency see
+ * the same sequence of delays: the bench compares two nodes on one jittery route this way.
+ */
 export class NetworkLatency {
 	private range: [number, number] | null;
-	private readonly rng: Rng;
+	private rng: Rng;
 
-	constructor(seed: number, initial: unknown) {
-		this.rng = new Rng((seed ^ 0x1b873593) >>> 0);
+	constructor(
+		private readonly seed: number,
+		initial: unknown,
+	) {
+		this.rng = NetworkLatency.generator(seed);
 		this.range = normaliseLatency(initial);
+	}
+
+	private static generator(seed: number): Rng {
+		return new Rng((seed ^ 0x1b873593) >>> 0);
 	}
 
 	set(value: unknown): void {
 		this.range = normaliseLatency(value);
+		this.rng = NetworkLatency.generator(this.seed);
 	}
 
 	current(): [number, number] | null {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import axios from 'axios';
 
 import { normaliseLatency, startSandbox, type Sandbox } from './index';
+import { NetworkLatency } from './faults';
 import { api, control, sleep } from './helpers';
 
 let sb: Sandbox;
@@ -75,6 +76,18 @@ describe('network latency before the rate check', () => {
 		expect(Math.min(...rtts)).toBeGreaterThanOrEqual(79);
 		expect(Math.max(...rtts)).toBeLessThan(400);
 		expect(Math.max(...rtts) - Math.min(...rtts)).toBeGreaterThan(5);
+	});
+
+	it('each setLatency starts the draws again from the seed: two runs on one jittery route see the same delays (the bench compares two nodes so)', () => {
+		const network = new NetworkLatency(42, [80, 320]);
+		const draws = () => Array.from({ length: 8 }, () => network.next());
+		const first = draws();
+		network.set([80, 320]);
+		expect(draws()).toEqual(first);
+		expect(new Set(first).size).toBeGreaterThan(1);
+		expect(first.every((ms) => ms >= 80 && ms <= 320)).toBe(true);
+		// Another seed, another route.
+		expect(new NetworkLatency(43, [80, 320]).next()).not.toBe(first[0]);
 	});
 
 	it('setLatency(null) or 0 removes it; invalid values are refused', async () => {

@@ -315,7 +315,11 @@ export interface Sandbox {
 	stats(key?: string): SandboxStats;
 	/** Replaces the current faults; setFaults({}) clears. */
 	setFaults(f: FaultOptions): void;
-	/** Sets the network latency before the rate check (see SandboxOptions.latencyMs); null or 0 removes it. */
+	/**
+	 * Sets the network latency before the rate check (see SandboxOptions.latencyMs); null or 0 removes it.
+	 * The draws of a range start again from the seed: runs that each begin with the same setLatency see
+	 * the same delays, request by request.
+	 */
 	setLatency(latency: Latency): void;
 	/** The current network latency as [min, max], or null. */
 	latency(): [number, number] | null;

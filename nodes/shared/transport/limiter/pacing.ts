@@ -56,7 +56,7 @@ export interface PacingPolicy {
 	 * the key was idle: this run's own first round trip must be there too)…
 	 */
 	sampleMaxAgeMs: number;
-	/** …and older than this they are forgotten. */
+	/** …and older than this they are forgotten (8 days: a daily or weekly schedule keeps its round trips). */
 	priorMaxAgeMs: number;
 	/**
 	 * How often L may exceed the true smallest round trip when the round trip is uniformly spread
@@ -96,7 +96,7 @@ export const PACING: Readonly<PacingPolicy> = Object.freeze({
 	marginMs: SAFETY_MARGIN_MS,
 	sampleWindow: 16,
 	sampleMaxAgeMs: 5 * 60_000,
-	priorMaxAgeMs: 24 * 3_600_000,
+	priorMaxAgeMs: 8 * 24 * 3_600_000,
 	overestimateChance: 0.1,
 	firstCallExtraMs: 95,
 	cautionStepMs: 25,
@@ -195,7 +195,7 @@ export type RoundTrips = ReadonlyArray<{ at: number; ms: number; first?: boolean
  *   round trip less `firstCallExtraMs` (n8n's helper is slower on its first call, before the request
  *   leaves) stands in as one more sample, so the second gap already gets a credit when the round
  *   trips agree. The first gap gets none: one round trip cannot tell a constant route from a jittery
- *   one (docs/rate-limiting.md, "The floor for a given spread").
+ *   one (docs/rate-limiting.md, "What no pacing can do").
  */
 export function roundTripLowerBound(samples: RoundTrips, now: number, policy: PacingPolicy = PACING): number {
 	const kept = samples.filter((sample) => now - sample.at <= policy.priorMaxAgeMs);

@@ -95,7 +95,7 @@ describe('the round-trip lower bound L', () => {
 		expect(roundTripLowerBound(run(100), T0 + IDLE)).toBeLessThan(100);
 		// Slower: the older, faster samples hold L down (safe, only slower).
 		expect(roundTripLowerBound(run(400), T0 + IDLE)).toBeLessThan(250);
-		// Idle for more than a day: forgotten; one fresh round trip alone gives no credit.
+		// Idle for more than 8 days (longer than a weekly schedule): forgotten; one fresh round trip alone gives no credit.
 		expect(roundTripLowerBound(run(252, PACING.priorMaxAgeMs + 60_000), T0 + PACING.priorMaxAgeMs + 60_000)).toBe(0);
 	});
 });
@@ -354,19 +354,27 @@ describe('simulated Return All against a strict 1 s server', () => {
 		expect(Math.max(...late)).toBeLessThan(1020);
 	});
 
-	test('a scheduled run (the key idle 10 minutes, the process warm): full pace from the first gap on a constant route; jitter: faster and fewer 429s than a fresh start', () => {
-		const scheduled = (latency: (attempt: number, rng: () => number) => number, seed: number) => {
+	test('a scheduled run (the key idle 10 minutes, a day or a week, the process warm): full pace from the first gap on a constant route; jitter: faster and fewer 429s than a fresh start', () => {
+		const scheduled = (latency: (attempt: number, rng: () => number) => number, seed: number, idleMs = 10 * 60_000) => {
 			const rng = seeded(seed + 555);
 			const delays = sandboxDelays(latency, [0, 0]);
 			const samples = Array.from({ length: 10 }, (_, i) => {
 				const { e, q } = delays(5, rng);
 				return { at: 20_000 + i * 1000, ms: e + q };
 			});
-			return simulate({ clients: [{ name: 'us', calls: 10, delays, startAt: 20_000 + 10 * 60_000, samples }], seed }).clients.us;
+			return simulate({ clients: [{ name: 'us', calls: 10, delays, startAt: 20_000 + idleMs, samples }], seed, until: 20_000 + idleMs + 3_600_000 }).clients.us;
 		};
 		for (const ms of [100, 250, 500]) {
 			const runs = Array.from({ length: RUNS }, (_, i) => scheduled(() => ms, i + 1));
 			report[`scheduled run, constant ${ms} ms, 10 calls`] = figuresOf(runs);
+			expect(Math.max(...runs.map((run) => run.rateLimited))).toBe(0);
+			expect(mean(runs.map((run) => run.msPerCall))).toBeLessThan(1020);
+		}
+		// A daily and a weekly schedule keep their round trips too (a fresh start pays about 1.06 here).
+		for (const [label, idleMs] of [['a day', 24 * 3_600_000 + 60_000], ['a week', 7 * 24 * 3_600_000 + 60_000]] as const) {
+			const runs = Array.from({ length: RUNS }, (_, i) => scheduled(() => 250, i + 1, idleMs));
+			report[`scheduled run ${label} later, constant 250 ms`] = figuresOf(runs);
+			expect(runs.every((run) => run.accepted === 10)).toBe(true);
 			expect(Math.max(...runs.map((run) => run.rateLimited))).toBe(0);
 			expect(mean(runs.map((run) => run.msPerCall))).toBeLessThan(1020);
 		}
