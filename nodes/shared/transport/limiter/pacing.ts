@@ -69,6 +69,13 @@ export interface PacingPolicy {
 	 * this much stands in as a sample (0 and below: the first call is not used).
 	 */
 	firstCallExtraMs: number;
+	/**
+	 * The share of that stand-in credited to the FIRST gap, while no other round trip is known. 0: the
+	 * first gap gets no credit. Crediting it bets that the route is steady; on a jittery route the bet
+	 * loses often and a 429 costs a second (simulated in pacing.unit.test.ts; docs/rate-limiting.md,
+	 * "A cold key").
+	 */
+	firstGapCredit: number;
 	/** Caution added to every gap after a jitter 429, up to `cautionCapMs`, taken off per accepted request. */
 	cautionStepMs: number;
 	cautionCapMs: number;
@@ -99,6 +106,7 @@ export const PACING: Readonly<PacingPolicy> = Object.freeze({
 	priorMaxAgeMs: 8 * 24 * 3_600_000,
 	overestimateChance: 0.1,
 	firstCallExtraMs: 95,
+	firstGapCredit: 0,
 	cautionStepMs: 25,
 	cautionCapMs: 100,
 	cautionDecayMs: 5,
@@ -205,6 +213,7 @@ export function roundTripLowerBound(samples: RoundTrips, now: number, policy: Pa
 	let recent = fresh.slice(-policy.sampleWindow);
 	if (fresh.length > 0 && older.length >= 2 && fresh.every((ms) => withinPrior(ms, older, policy))) recent = [...older, ...fresh].slice(-policy.sampleWindow);
 	const first = kept.find((sample) => sample.first && isFresh(sample));
+	if (recent.length === 0 && first && policy.firstGapCredit > 0) return Math.max(0, first.ms - policy.firstCallExtraMs) * policy.firstGapCredit;
 	if (recent.length < 2 && first && policy.firstCallExtraMs > 0) recent = [Math.max(0, first.ms - policy.firstCallExtraMs), ...recent];
 	return lowerBoundOf(recent, policy);
 }

@@ -14,6 +14,7 @@ import {
 	roundTripLowerBound,
 	warningDue,
 	type KeyState,
+	type PacingPolicy,
 	type RoundTrips,
 } from '../../../../../nodes/shared/transport/limiter/pacing';
 import { mean, sandboxDelays, seeded, simulate, splitDelays, uniform, type Delays, type Simulation } from '../../../../support/pacingSimulation';
@@ -279,9 +280,9 @@ interface Figures {
 	minGap: number;
 }
 
-function returnAll(delays: Delays, calls: number, runs = RUNS): Figures {
+function returnAll(delays: Delays, calls: number, runs = RUNS, policy?: PacingPolicy): Figures {
 	const sims: Simulation[] = [];
-	for (let seed = 1; seed <= runs; seed++) sims.push(simulate({ clients: [{ name: 'us', calls, delays }], seed }));
+	for (let seed = 1; seed <= runs; seed++) sims.push(simulate({ clients: [{ name: 'us', calls, delays }], seed, policy }));
 	return {
 		secondsPerCall: mean(sims.map((sim) => sim.clients.us.msPerCall)) / 1000,
 		mean429: mean(sims.map((sim) => sim.clients.us.rateLimited)),
@@ -338,6 +339,21 @@ describe('simulated Return All against a strict 1 s server', () => {
 		if (calls === 10) expect(runs.filter((run) => run.rateLimited > 1).length).toBeLessThanOrEqual(RUNS * 0.02);
 		// A jitter 429 gets a small caution, not the contention widening.
 		expect(runs.filter((run) => run.verdicts.includes('contention')).length).toBeLessThanOrEqual(RUNS * 0.02);
+	});
+
+	test("a key's first gap gets no credit: betting that the route is steady (crediting the first round trip) would not reach 1.02 at 250 ms, and would give far more jittery runs a 429 and make them slower", () => {
+		const bet = { ...PACING, firstGapCredit: 1 };
+		const steadyNow = returnAll(constant(250), 10);
+		const steadyBet = returnAll(constant(250), 10, RUNS, bet);
+		report['cold 250 ms, 10 calls, first gap credited'] = steadyBet;
+		expect(steadyBet.max429).toBe(0);
+		expect(steadyBet.secondsPerCall).toBeLessThan(steadyNow.secondsPerCall - 0.015);
+		expect(steadyBet.secondsPerCall).toBeGreaterThan(1.02);
+		const jitterNow = returnAll(jittery, 10);
+		const jitterBet = returnAll(jittery, 10, RUNS, bet);
+		report['jittery 80–320 ms, 10 calls, first gap credited'] = jitterBet;
+		expect(jitterBet.mean429).toBeGreaterThan(3 * jitterNow.mean429);
+		expect(jitterBet.secondsPerCall).toBeGreaterThan(jitterNow.secondsPerCall);
 	});
 
 	test('a route change: slower is followed without a 429 once the window has turned over; faster costs exactly one 429, then full pace', () => {
