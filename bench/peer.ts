@@ -27,7 +27,7 @@ import { N8nRest } from '../test/support/n8n/rest';
 import { ensureN8n } from '../test/support/n8n/install';
 import { startN8n } from '../test/support/n8n/server';
 import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
-import { hashKey, startSandbox, type Latency } from '../test/sandbox';
+import { hashKey, startSandbox, type Latency, type Sandbox } from '../test/sandbox';
 import { latencyLabel, type RowResult } from './rows';
 
 const REPO = path.resolve(__dirname, '..');
@@ -70,6 +70,60 @@ function n8nPeakRssMb(pid: number): number {
 	} catch {
 		return NaN;
 	}
+}
+
+const NODES = {
+	ours: { workflowId: 'benchPackageNode', label: 'this node, Return All', viaHttpNode: false },
+	http: { workflowId: 'benchHttpRequest', label: 'HTTP Request node, page parameter + 1,000 ms interval', viaHttpNode: true },
+} as const;
+
+/** One run of a phase: which node, its first or second run in this n8n, and whether 429s are injected. */
+interface Run {
+	node: keyof typeof NODES;
+	when: 'cold' | 'warm';
+	injected: boolean;
+}
+
+const SIDE_BY_SIDE: Run[] = [
+	{ node: 'ours', when: 'cold', injected: false },
+	{ node: 'http', when: 'cold', injected: false },
+	{ node: 'ours', when: 'warm', injected: false },
+	{ node: 'http', when: 'warm', injected: false },
+];
+const INJECTED: Run[] = [
+	{ node: 'ours', when: 'warm', injected: true },
+	{ node: 'http', when: 'warm', injected: true },
+];
+
+/** Runs one workflow manually and measures it at the server (the sandbox's log since it was cleared). */
+async function measureRun(rest: N8nRest, sandbox: Sandbox, run: Run, latency: Latency, n8n: { version: string; pid: number }): Promise<RowResult> {
+	const { workflowId, label, viaHttpNode } = NODES[run.node];
+	const where = latency === null ? '' : `, ${latencyLabel(latency)}`;
+	log(`${label}${where} (${run.when})${run.injected ? ' with 429 every 5th' : ''}`);
+	// A manual run through the REST API, as from the editor: `n8n execute --rawOutput` prints the
+	// whole run data and n8n exits before a pipe has taken several MB of it.
+	const result = await rest.runFromTrigger(workflowId, 'Start', 600_000);
+	const entries = sandbox.log;
+	const keyHash = hashKey(sandbox.keys.demo);
+	const gaps = acceptedGaps(entries, keyHash);
+	const got = countItems(result, viaHttpNode);
+	const outcome = result.ok
+		? got === n
+			? `complete: ${got} items`
+			: `INCOMPLETE: ${got} of ${n} items`
+		: `FAILED: ${(result.nodeErrors.List?.message ?? result.error?.message ?? 'error').slice(0, 80)}`;
+	return {
+		row: `Real n8n ${n8n.version}${where}: ${label} (${run.when})${run.injected ? ', sandbox injects 429 every 5th request' : ''}`,
+		items: got,
+		calls: entries.length,
+		minCalls: Math.ceil(n / 100),
+		seconds: entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0,
+		minSeconds: Math.ceil(n / 100) - 1,
+		rateLimited: rateLimitedCount(entries, keyHash) + entries.filter((entry) => entry.fault === 'every429').length,
+		minGapMs: gaps.length ? Math.min(...gaps) : null,
+		peakRssMb: n8nPeakRssMb(n8n.pid),
+		note: `${outcome}; seconds at the server; RSS = n8n process peak so far`,
+	};
 }
 
 async function main() {
@@ -118,23 +172,7 @@ async function main() {
 	]);
 
 	const rows: RowResult[] = [];
-	const keyHash = hashKey(sandbox.keys.demo);
-	const nodes = {
-		ours: { workflowId: 'benchPackageNode', label: 'this node, Return All', viaHttpNode: false },
-		http: { workflowId: 'benchHttpRequest', label: 'HTTP Request node, page parameter + 1,000 ms interval', viaHttpNode: true },
-	} as const;
-	type Run = { node: keyof typeof nodes; when: 'cold' | 'warm'; injected: boolean };
-	const sideBySide: Run[] = [
-		{ node: 'ours', when: 'cold', injected: false },
-		{ node: 'http', when: 'cold', injected: false },
-		{ node: 'ours', when: 'warm', injected: false },
-		{ node: 'http', when: 'warm', injected: false },
-	];
-	const injected: Run[] = [
-		{ node: 'ours', when: 'warm', injected: true },
-		{ node: 'http', when: 'warm', injected: true },
-	];
-	const phases: Array<{ latency: Latency; runs: Run[] }> = [{ latency: null, runs: [...sideBySide, ...injected] }, ...latencies.map((latency) => ({ latency, runs: sideBySide }))];
+	const phases: Array<{ latency: Latency; runs: Run[] }> = [{ latency: null, runs: [...SIDE_BY_SIDE, ...INJECTED] }, ...latencies.map((latency) => ({ latency, runs: SIDE_BY_SIDE }))];
 	for (const phase of phases) {
 		// A fresh n8n per latency: this node's limiter starts with no round trip known.
 		const server = await startN8n({ userFolder, install });
@@ -142,37 +180,11 @@ async function main() {
 		await rest.setupOwner();
 		const phaseRows = new Map<string, RowResult>();
 		for (const run of phase.runs) {
-			const { workflowId, label, viaHttpNode } = nodes[run.node];
 			sandbox.setLatency(phase.latency); // the same delays for every run of the phase
 			sandbox.setFaults(run.injected ? { every429: 5 } : {});
 			sandbox.clearLog();
 			await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh rate budget
-			const where = phase.latency === null ? '' : `, ${latencyLabel(phase.latency)}`;
-			log(`${label}${where} (${run.when})${run.injected ? ' with 429 every 5th' : ''}`);
-			// A manual run through the REST API, as from the editor: `n8n execute --rawOutput` prints the
-			// whole run data and n8n exits before a pipe has taken several MB of it.
-			const result = await rest.runFromTrigger(workflowId, 'Start', 600_000);
-			const entries = sandbox.log;
-			const span = entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0;
-			const got = countItems(result, viaHttpNode);
-			const gaps = acceptedGaps(entries, keyHash);
-			const outcome = result.ok
-				? got === n
-					? `complete: ${got} items`
-					: `INCOMPLETE: ${got} of ${n} items`
-				: `FAILED: ${(result.nodeErrors.List?.message ?? result.error?.message ?? 'error').slice(0, 80)}`;
-			const row: RowResult = {
-				row: `Real n8n ${install.version}${where}: ${label} (${run.when})${run.injected ? ', sandbox injects 429 every 5th request' : ''}`,
-				items: got,
-				calls: entries.length,
-				minCalls: Math.ceil(n / 100),
-				seconds: span,
-				minSeconds: Math.ceil(n / 100) - 1,
-				rateLimited: rateLimitedCount(entries, keyHash) + entries.filter((entry) => entry.fault === 'every429').length,
-				minGapMs: gaps.length ? Math.min(...gaps) : null,
-				peakRssMb: n8nPeakRssMb(server.pid),
-				note: `${outcome}; seconds at the server; RSS = n8n process peak so far`,
-			};
+			const row = await measureRun(rest, sandbox, run, phase.latency, { version: install.version, pid: server.pid });
 			phaseRows.set(`${run.node} ${run.when} ${run.injected}`, row);
 			rows.push(row);
 		}
