@@ -96,6 +96,22 @@ export function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function freePort(): Promise<number> {
+	// Two calls in a row may get the same port back from the kernel (the first one is closed again at
+	// once): n8n then found its task broker port taken by its own HTTP server (a CI rehearsal failed
+	// so). A port handed out once in this process is not handed out again.
+	for (let attempt = 0; attempt < 50; attempt++) {
+		const port = await anyFreePort();
+		if (!handedOut.has(port)) {
+			handedOut.add(port);
+			return port;
+		}
+	}
+	throw new Error('no free port that was not handed out before');
+}
+
+const handedOut = new Set<number>();
+
+async function anyFreePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const srv = net.createServer();
 		srv.unref();
