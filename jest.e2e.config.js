@@ -1,5 +1,5 @@
 /**
- * End-to-end suite: the packed package inside a REAL n8n (see test/support/n8n/). Slow by nature: the
+ * End-to-end suite: the packed package inside a REAL n8n (see harness/n8n/). Slow by nature: the
  * first run installs Node 24 + n8n into the cache (minutes), every n8n CLI call takes seconds.
  * Run with: npx jest -c jest.e2e.config.js --runInBand
  * Against n8n 1.x: E2E_N8N_VERSION=1.123.81 (or 1.x) npx jest -c jest.e2e.config.js --runInBand

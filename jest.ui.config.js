@@ -1,5 +1,5 @@
 /**
- * Browser test of the n8n editor (test/ui): the packed package in a real n8n (see test/support/n8n/),
+ * Browser test of the n8n editor (test/ui): the packed package in a real n8n (see harness/n8n/),
  * driven in Debian's Chromium (`apt-get install -y chromium`) with playwright-core.
  * Shares the e2e global setup (cached n8n, build + pack). Run with: npm run test:ui
  * UI_UPDATE_DOCS=1 also refreshes the screenshots in docs/ after a passing run.

@@ -17,13 +17,13 @@
  *        `after`: our run starts just after one of its calls was accepted (the key's first answer is a
  *        429: the contention is seen at once); `random`: at a random moment of its period.
  */
-import { hashKey, startSandbox, type Latency, type Sandbox } from '../test/sandbox';
-import { createHarness } from '../test/support/inProcessN8n';
-import { isOtherClient, otherClientCalls, startOtherClient } from '../test/support/otherClient';
-import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
+import { hashKey, startSandbox, type Latency, type Sandbox } from '../sandbox';
+import { createHarness } from '../harness/inProcessN8n';
+import { isOtherClient, otherClientCalls, startOtherClient } from '../harness/otherClient';
+import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
 import { startChild } from '../test/support/sharedLimit/children';
 import { assertDistBuilt } from '../test/support/sharedLimit/figures';
-import { startRedisServer } from '../test/support/sharedLimit/redisServer';
+import { startRedisServer } from '../harness/services/redisServer';
 import { latencyLabel, type RowResult } from './rows';
 
 const ceil100 = (n: number) => Math.ceil(n / 100);

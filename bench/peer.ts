@@ -20,14 +20,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { installTarball, packPackage } from '../test/support/n8n/communityPackage';
-import { makeUserFolder, type ExecutionResult, type WorkflowImport } from '../test/support/n8n/workflows';
-import { N8nCli } from '../test/support/n8n/cli';
-import { N8nRest } from '../test/support/n8n/rest';
-import { ensureN8n } from '../test/support/n8n/install';
-import { startN8n } from '../test/support/n8n/server';
-import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
-import { hashKey, startSandbox, type Latency, type Sandbox } from '../test/sandbox';
+import { installTarball, packPackage } from '../harness/n8n/communityPackage';
+import { makeUserFolder, type ExecutionResult, type WorkflowImport } from '../harness/n8n/workflows';
+import { N8nCli } from '../harness/n8n/cli';
+import { N8nRest } from '../harness/n8n/rest';
+import { ensureN8n } from '../harness/n8n/install';
+import { startN8n } from '../harness/n8n/server';
+import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
+import { hashKey, startSandbox, type Latency, type Sandbox } from '../sandbox';
 import { latencyLabel, type RowResult } from './rows';
 
 const REPO = path.resolve(__dirname, '..');

@@ -1,14 +1,14 @@
 /**
- * Benchmark rows that run in one process: n8n-core's real execution engine (test/support/inProcessN8n.ts) against the
+ * Benchmark rows that run in one process: n8n-core's real execution engine (harness/inProcessN8n.ts) against the
  * sandbox API on loopback, with the contract's real limit (1 request per second per key). Each row runs
  * in its own child process (see run.ts) so its peak memory is its own.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../test/support/inProcessN8n';
-import type { PollState } from '../test/support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
-import { hashKey, startSandbox, type Latency } from '../test/sandbox';
+import { createHarness } from '../harness/inProcessN8n';
+import type { PollState } from '../harness/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
+import { hashKey, startSandbox, type Latency } from '../sandbox';
 
 export interface RowResult {
 	row: string;

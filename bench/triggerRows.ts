@@ -3,7 +3,7 @@
  * JSON on the last line), in n8n-core's real PollContext with n8n's durable-scheduler budget of 36 s,
  * against the sandbox with the contract's real limit (1 request per second per key):
  * - `shape <name>`: a backlog of changes — n8n was down while customers kept booking and leaving —
- *   drained (issue 28's shapes, test/support/backlogShapes.ts, which also says what the minimum
+ *   drained (issue 28's shapes, harness/backlogShapes.ts, which also says what the minimum
  *   counts: the pages the rules need). All three events and Skip Customers Who Booked on (the node's
  *   version 1.1 default), so the request list serves New Request and the skip in the same reads.
  * - `updates <window>`: Request Updated over a watched range (issue 26).
@@ -13,12 +13,12 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { countsOf, drainOverHttp } from '../test/support/backlogDrain';
-import { drainTable, pagesNeeded, SHAPES, totalEvents } from '../test/support/backlogShapes';
-import { createHarness } from '../test/support/inProcessN8n';
-import type { PollState } from '../test/support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../test/support/sandboxGaps';
-import { hashKey, sortRequests, startSandbox } from '../test/sandbox';
+import { countsOf, drainOverHttp } from '../harness/backlogDrain';
+import { drainTable, pagesNeeded, SHAPES, totalEvents } from '../harness/backlogShapes';
+import { createHarness } from '../harness/inProcessN8n';
+import type { PollState } from '../harness/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
+import { hashKey, sortRequests, startSandbox } from '../sandbox';
 import type { RowResult } from './rows';
 
 const BUDGET_MS = 36_000;
@@ -26,10 +26,10 @@ const ceil100 = (n: number) => Math.ceil(n / 100);
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 /**
- * A backlog shape of issue 28 (test/support/backlogShapes.ts: `bench`, `completed`, `retarget`,
+ * A backlog shape of issue 28 (harness/backlogShapes.ts: `bench`, `completed`, `retarget`,
  * `idleDrafts`) drained at the contract's real 1 request/s under n8n's 36 s budget: calls for the
  * pages the rules need, polls, the longest poll and each poll's calls. The same loop as the cost test
- * over HTTP (test/support/backlogDrain.ts), which runs it at a shorter rate gap.
+ * over HTTP (harness/backlogDrain.ts), which runs it at a shorter rate gap.
  */
 export async function triggerShapeRow(name: string): Promise<RowResult> {
 	const shape = SHAPES.find((candidate) => candidate.name === name);

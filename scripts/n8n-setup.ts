@@ -2,7 +2,7 @@
  * Installs (once) the Node 24 runtime and n8n into the cache and prints where they are.
  * Usage: node scripts/ts-run.js scripts/n8n-setup.ts [--n8n-version 2.40.7]
  */
-import { cacheDir, DEFAULT_N8N_VERSION, ensureN8n } from '../test/support/n8n/install';
+import { cacheDir, DEFAULT_N8N_VERSION, ensureN8n } from '../harness/n8n/install';
 
 async function main(): Promise<void> {
 	const i = process.argv.indexOf('--n8n-version');

@@ -10,10 +10,10 @@ import { EDITION_CREDENTIAL_PROPERTIES as QUEUE_FIELDS } from '../../queue/crede
 import { BookingRequests } from '../../nodes/BookingRequests/BookingRequests.node';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { DOCS_URLS } from '../../nodes/shared/docs';
-import { hashKey } from '../sandbox';
-import type { Sandbox } from '../sandbox';
+import { hashKey } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
 import { pressTest } from '../support/credentialTester';
-import { createHarness, type TestCredentials } from '../support/inProcessN8n';
+import { createHarness, type TestCredentials } from '../../harness/inProcessN8n';
 import { withSandbox } from '../support/sandboxSuite';
 
 const KEY = 'brk_0123456789abcdef0123456789abcdef';

@@ -8,10 +8,10 @@
  * offered the model (name and JSON schema from the `$fromAI` parameters), the arguments the tool node
  * ran with (its run data), the calls at the sandbox, and the agent's final answer.
  */
-import { installTarball } from '../support/n8n/communityPackage';
-import { N8nCli } from '../support/n8n/cli';
-import { makeUserFolder, type ExecutionResult, type WorkflowImport } from '../support/n8n/workflows';
-import { sortSessions, startSandbox, type Sandbox } from '../sandbox';
+import { installTarball } from '../../harness/n8n/communityPackage';
+import { N8nCli } from '../../harness/n8n/cli';
+import { makeUserFolder, type ExecutionResult, type WorkflowImport } from '../../harness/n8n/workflows';
+import { sortSessions, startSandbox, type Sandbox } from '../../sandbox';
 import { FAKE_MODEL, startFakeOpenAi, textOf, type ChatRequest, type FakeOpenAi, type Reply } from './helpers/fakeOpenAi';
 import { loadState } from './helpers/state';
 

@@ -5,11 +5,11 @@
  * manual run ("Fetch Test Event").
  */
 import { TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials';
-import { installTarball } from '../support/n8n/communityPackage';
-import { makeUserFolder, type ExecutionResult, type WorkflowImport, type WorkflowNode } from '../support/n8n/workflows';
-import { N8nCli } from '../support/n8n/cli';
-import { N8nRest } from '../support/n8n/rest';
-import { sortDefaultFirst, sortRequests, sortSessions, startSandbox, type Sandbox, type Workspace } from '../sandbox';
+import { installTarball } from '../../harness/n8n/communityPackage';
+import { makeUserFolder, type ExecutionResult, type WorkflowImport, type WorkflowNode } from '../../harness/n8n/workflows';
+import { N8nCli } from '../../harness/n8n/cli';
+import { N8nRest } from '../../harness/n8n/rest';
+import { sortDefaultFirst, sortRequests, sortSessions, startSandbox, type Sandbox, type Workspace } from '../../sandbox';
 import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';
 

@@ -17,14 +17,14 @@
  */
 import * as path from 'node:path';
 
-import { hashKey, sortRequests, startSandbox, type BookingRequest, type Sandbox } from '../sandbox';
-import type { RequestChange } from '../sandbox/types';
-import { installTarball } from '../support/n8n/communityPackage';
-import { N8nCli } from '../support/n8n/cli';
-import { sleep } from '../support/n8n/process';
-import { N8nRest } from '../support/n8n/rest';
-import { startN8n, type N8nServer } from '../support/n8n/server';
-import { loadExampleWorkflows, makeUserFolder, type ExampleWorkflow, type WorkflowImport } from '../support/n8n/workflows';
+import { hashKey, sortRequests, startSandbox, type BookingRequest, type Sandbox } from '../../sandbox';
+import type { RequestChange } from '../../sandbox/types';
+import { installTarball } from '../../harness/n8n/communityPackage';
+import { N8nCli } from '../../harness/n8n/cli';
+import { sleep } from '../../harness/n8n/process';
+import { N8nRest } from '../../harness/n8n/rest';
+import { startN8n, type N8nServer } from '../../harness/n8n/server';
+import { loadExampleWorkflows, makeUserFolder, type ExampleWorkflow, type WorkflowImport } from '../../harness/n8n/workflows';
 import { loadState } from './helpers/state';
 
 const FILE = 'sync-requests-to-crm.json';

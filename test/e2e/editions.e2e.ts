@@ -6,11 +6,11 @@
  * editions by its node types' package prefix alone. And each edition alone in its n8n: a credential
  * saved with the other edition's fields works (what a user moving between editions brings along).
  */
-import { installTarball } from '../support/n8n/communityPackage';
-import { N8nCli } from '../support/n8n/cli';
-import type { N8nRest } from '../support/n8n/rest';
-import { makeUserFolder, type WorkflowImport } from '../support/n8n/workflows';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { installTarball } from '../../harness/n8n/communityPackage';
+import { N8nCli } from '../../harness/n8n/cli';
+import type { N8nRest } from '../../harness/n8n/rest';
+import { makeUserFolder, type WorkflowImport } from '../../harness/n8n/workflows';
+import { startSandbox, type Sandbox } from '../../sandbox';
 import { withN8nServer } from './helpers/server';
 import { loadState } from './helpers/state';
 

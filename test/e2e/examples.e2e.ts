@@ -16,12 +16,12 @@
  *    stats), so the demo key's call count below stays as it was.
  */
 import * as path from 'node:path';
-import { installTarball } from '../support/n8n/communityPackage';
-import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkflow, type ExecutionResult } from '../support/n8n/workflows';
-import { N8nCli } from '../support/n8n/cli';
-import { N8nRest } from '../support/n8n/rest';
-import { hashKey, sortSessions, startSandbox, type Sandbox, type Session } from '../sandbox';
-import { createHarness, type Harness, type PollState } from '../support/inProcessN8n';
+import { installTarball } from '../../harness/n8n/communityPackage';
+import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkflow, type ExecutionResult } from '../../harness/n8n/workflows';
+import { N8nCli } from '../../harness/n8n/cli';
+import { N8nRest } from '../../harness/n8n/rest';
+import { hashKey, sortSessions, startSandbox, type Sandbox, type Session } from '../../sandbox';
+import { createHarness, type Harness, type PollState } from '../../harness/inProcessN8n';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
 import { withN8nServer } from './helpers/server';

@@ -9,8 +9,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { packPackage } from '../support/n8n/communityPackage';
-import { ensureN8n, resolveN8nVersion } from '../support/n8n/install';
+import { packPackage } from '../../harness/n8n/communityPackage';
+import { ensureN8n, resolveN8nVersion } from '../../harness/n8n/install';
 import { STATE_ENV, type E2eState } from './helpers/state';
 
 export default async function globalSetup(): Promise<void> {

@@ -6,10 +6,10 @@
  * polling trigger's manual run through the REST API.
  */
 import * as path from 'node:path';
-import { installTarball, packPackage } from '../support/n8n/communityPackage';
-import { makeUserFolder, type WorkflowImport } from '../support/n8n/workflows';
-import { N8nCli } from '../support/n8n/cli';
-import { N8nRest } from '../support/n8n/rest';
+import { installTarball, packPackage } from '../../harness/n8n/communityPackage';
+import { makeUserFolder, type WorkflowImport } from '../../harness/n8n/workflows';
+import { N8nCli } from '../../harness/n8n/cli';
+import { N8nRest } from '../../harness/n8n/rest';
 import { withN8nServer } from './helpers/server';
 import { loadState, scratch } from './helpers/state';
 import { startToyApi, TOY_CREDENTIAL, TOY_ITEMS, TOY_NODE, TOY_PACKAGE, TOY_TRIGGER, writeToyPackage, type ToyApi } from './helpers/toy-package';

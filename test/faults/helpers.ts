@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
 
-import type { FaultOptions, SandboxSizes } from '../sandbox';
+import type { FaultOptions, SandboxSizes } from '../../sandbox';
 
 /** 250 requests, 250 sessions and 120 profiles: 3 pages each (profiles: the sandbox clamps at 50 per page). */
 export const SIZES: SandboxSizes = { requests: 250, sessions: 250, forms: 4, profiles: 120 };

@@ -5,10 +5,10 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Harness } from '../support/inProcessN8n';
+import type { Harness } from '../../harness/inProcessN8n';
 import { withSandbox } from '../support/sandboxSuite';
-import type { Sandbox } from '../sandbox';
-import { UUID_RE, sortDefaultFirst, sortRequests } from '../sandbox';
+import type { Sandbox } from '../../sandbox';
+import { UUID_RE, sortDefaultFirst, sortRequests } from '../../sandbox';
 import { normaliseBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { idsOf, rl, sleep } from './helpers';
 

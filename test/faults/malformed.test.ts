@@ -5,11 +5,11 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../support/inProcessN8n';
-import type { Harness } from '../support/inProcessN8n';
+import { createHarness } from '../../harness/inProcessN8n';
+import type { Harness } from '../../harness/inProcessN8n';
 import { withSandbox } from '../support/sandboxSuite';
-import type { MalformedKind, Sandbox } from '../sandbox';
-import { sortDefaultFirst, sortRequests, sortSessions } from '../sandbox';
+import type { MalformedKind, Sandbox } from '../../sandbox';
+import { sortDefaultFirst, sortRequests, sortSessions } from '../../sandbox';
 import { EXACT, idsOf, setDiff } from './helpers';
 import type { Stub } from './stub';
 import { contractPage, startStub } from './stub';

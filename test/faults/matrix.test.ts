@@ -5,11 +5,11 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../support/inProcessN8n';
-import type { ActionResult, Harness } from '../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../support/sandboxGaps';
-import type { Sandbox } from '../sandbox';
-import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../sandbox';
+import { createHarness } from '../../harness/inProcessN8n';
+import type { ActionResult, Harness } from '../../harness/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../harness/sandboxGaps';
+import type { Sandbox } from '../../sandbox';
+import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../../sandbox';
 import { setRetryRulesForTests } from '../../nodes/shared/transport/limiter/registry';
 import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';
 

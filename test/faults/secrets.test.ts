@@ -7,11 +7,11 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../support/inProcessN8n';
-import type { ActionResult } from '../support/inProcessN8n';
+import { createHarness } from '../../harness/inProcessN8n';
+import type { ActionResult } from '../../harness/inProcessN8n';
 import { everythingIn } from '../support/secrets';
-import type { FaultOptions, Sandbox } from '../sandbox';
-import { sortRequests, startSandbox } from '../sandbox';
+import type { FaultOptions, Sandbox } from '../../sandbox';
+import { sortRequests, startSandbox } from '../../sandbox';
 import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';
 import { API_PATHS } from '../../nodes/shared/constants';
 import { limiterIds } from '../../nodes/shared/transport/limiter/registry';

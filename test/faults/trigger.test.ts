@@ -5,10 +5,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../support/inProcessN8n';
-import type { Harness } from '../support/inProcessN8n';
-import type { MalformedKind, Sandbox } from '../sandbox';
-import { startSandbox } from '../sandbox';
+import { createHarness } from '../../harness/inProcessN8n';
+import type { Harness } from '../../harness/inProcessN8n';
+import type { MalformedKind, Sandbox } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
 import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';
 import { FAULT_MATRIX, SIZES, duplicatesIn } from './helpers';
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import axios from 'axios';
-import { startSandbox, type BookingRequest, type Sandbox, type Session } from './index';
+import { startSandbox, type BookingRequest, type Sandbox, type Session } from '../../sandbox/index';
 import { ISO_MS, api, control, sleep } from './helpers';
 
 let sb: Sandbox;

@@ -2,7 +2,7 @@
 // malformed list answers, and session churn while a client pages.
 
 import axios from 'axios';
-import { startSandbox, type Sandbox, type Session } from './index';
+import { startSandbox, type Sandbox, type Session } from '../../sandbox/index';
 import { api, apiRaw, control, sleep } from './helpers';
 
 let sb: Sandbox;

@@ -2,7 +2,7 @@
 // contract's field tables (shared/api, "Resources and their fields").
 
 import axios, { type AxiosResponse } from 'axios';
-import type { Sandbox } from './types';
+import type { Sandbox } from '../../sandbox/types';
 
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

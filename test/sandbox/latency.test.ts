@@ -8,8 +8,8 @@ import path from 'node:path';
 
 import axios from 'axios';
 
-import { normaliseLatency, startSandbox, type Sandbox } from './index';
-import { NetworkLatency } from './faults';
+import { normaliseLatency, startSandbox, type Sandbox } from '../../sandbox/index';
+import { NetworkLatency } from '../../sandbox/faults';
 import { api, control, sleep } from './helpers';
 
 let sb: Sandbox;

@@ -1,7 +1,7 @@
 // List endpoints of the sandbox against the contract over real HTTP: fields of every resource,
 // pagination clamps and totals, order (with ties), filters, and the shape of the seeded data.
 
-import { startSandbox, type BookingRequest, type Sandbox, type Session } from './index';
+import { startSandbox, type BookingRequest, type Sandbox, type Session } from '../../sandbox/index';
 import {
 	FORM_FIELDS,
 	PROFILE_FIELDS,

@@ -1,7 +1,7 @@
 // The sandbox against the contract over real HTTP on loopback: authentication, rate limit,
 // routing and errors, Get request, Date header, determinism of the seed.
 
-import { KEY_PATTERN, startSandbox, type Sandbox } from './index';
+import { KEY_PATTERN, startSandbox, type Sandbox } from '../../sandbox/index';
 import { api, control, sleep } from './helpers';
 
 describe('sandbox: start, keys and seed', () => {

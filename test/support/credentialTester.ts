@@ -11,7 +11,7 @@ import type { ICredentialsDecrypted, ICredentialTestRequest, INode, INodeCredent
 import { createEmptyRunExecutionData, Workflow } from 'n8n-workflow';
 
 import { BookingRequestsApi } from '../../credentials/BookingRequestsApi.credentials';
-import { createHarness, type TestCredentials } from './inProcessN8n';
+import { createHarness, type TestCredentials } from '../../harness/inProcessN8n';
 
 const PROBE_TYPE = 'test.credentialProbe';
 

@@ -24,7 +24,7 @@ import {
 	type Verdict,
 } from '../../nodes/shared/transport/limiter/pacing';
 import { RETRY_RULES, retryDecision, type RetryRules } from '../../nodes/shared/transport/limiter/retryRule';
-import { mulberry32 } from '../sandbox/seed';
+import { mulberry32 } from '../../sandbox/seed';
 
 export type Rng = () => number;
 

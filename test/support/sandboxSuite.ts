@@ -1,7 +1,7 @@
-import { createHarness } from './inProcessN8n';
-import type { Harness } from './inProcessN8n';
-import type { Sandbox, SandboxOptions } from '../sandbox';
-import { startSandbox } from '../sandbox';
+import { createHarness } from '../../harness/inProcessN8n';
+import type { Harness } from '../../harness/inProcessN8n';
+import type { Sandbox, SandboxOptions } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
 
 /**
  * The set-up most suites share: one sandbox per file, a harness with the demo key, and before each

@@ -1,7 +1,7 @@
-import { N8nRest } from '../../support/n8n/rest';
-import type { N8nInstall } from '../../support/n8n/install';
-import type { N8nServer } from '../../support/n8n/server';
-import { startN8n } from '../../support/n8n/server';
+import { N8nRest } from '../../../harness/n8n/rest';
+import type { N8nInstall } from '../../../harness/n8n/install';
+import type { N8nServer } from '../../../harness/n8n/server';
+import { startN8n } from '../../../harness/n8n/server';
 
 /**
  * `n8n start` for the tests of one describe block, with the owner account set up so the REST API

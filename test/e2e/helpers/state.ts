@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { N8nInstall } from '../../support/n8n/install';
+import type { N8nInstall } from '../../../harness/n8n/install';
 
 export interface E2eState {
 	install: N8nInstall;

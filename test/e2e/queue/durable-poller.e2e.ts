@@ -18,8 +18,8 @@
  *      requests: read from request-list pages, so it arrives in a few polls, not one event per call.
  */
 import { STATE_VERSION } from '../../../nodes/BookingRequestsTrigger/state';
-import { hashKey, type Session } from '../../sandbox';
-import { sleep } from '../../support/n8n/process';
+import { hashKey, type Session } from '../../../sandbox';
+import { sleep } from '../../../harness/n8n/process';
 import { acceptedIn, FINISHED, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
 import { credential, triggerWorkflow } from './helpers/workflows';
 import { shortId, withQueueWorld } from './helpers/world';

@@ -16,8 +16,8 @@
  * in memory); durable-poller.e2e.ts covers the durable one.
  */
 import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
-import { hashKey, type RequestLogEntry, type Session } from '../../sandbox';
-import { sleep } from '../../support/n8n/process';
+import { hashKey, type RequestLogEntry, type Session } from '../../../sandbox';
+import { sleep } from '../../../harness/n8n/process';
 import {
 	acceptedIn,
 	callWebhook,

@@ -17,8 +17,8 @@
  * Then issue 22 item 7's own scenario: the backlog of queue e2e 5c (4,000 completed bookings), with
  * all three events and Skip Customers Who Booked on: each event once and <= 1.2 calls per page drained.
  */
-import { hashKey, type Session } from '../../sandbox';
-import { sleep } from '../../support/n8n/process';
+import { hashKey, type Session } from '../../../sandbox';
+import { sleep } from '../../../harness/n8n/process';
 import { acceptedIn, entriesIn, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
 import { credential, TRIGGER_NODE, triggerWorkflow } from './helpers/workflows';
 import { shortId, withQueueWorld } from './helpers/world';

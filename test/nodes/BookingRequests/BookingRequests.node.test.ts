@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Harness } from '../../support/inProcessN8n';
+import type { Harness } from '../../../harness/inProcessN8n';
 import { withSandbox } from '../../support/sandboxSuite';
-import type { Sandbox } from '../../sandbox';
-import { sortDefaultFirst, sortRequests, sortSessions } from '../../sandbox';
+import type { Sandbox } from '../../../sandbox';
+import { sortDefaultFirst, sortRequests, sortSessions } from '../../../sandbox';
 import { ATTRIBUTION_FIELDS } from '../../../nodes/shared/output/attribution';
 import { SIMPLE_REQUEST_FIELDS } from '../../../nodes/shared/output/request';
 

@@ -11,7 +11,7 @@ import { NodeHelpers, Workflow } from 'n8n-workflow';
 import { BookingRequests } from '../../../nodes/BookingRequests/BookingRequests.node';
 import { BookingRequestsTrigger } from '../../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { DOCS_URLS, REPOSITORY_URL } from '../../../nodes/shared/docs';
-import { createHarness } from '../../support/inProcessN8n';
+import { createHarness } from '../../../harness/inProcessN8n';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const codexOf = (file: string) =>

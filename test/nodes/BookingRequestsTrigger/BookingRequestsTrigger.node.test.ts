@@ -8,10 +8,10 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { runningPolls } from '../../../nodes/BookingRequestsTrigger/runningPolls';
 import { setRetryRulesForTests } from '../../../nodes/shared/transport/limiter/registry';
-import { createHarness, TRIGGER_TYPE } from '../../support/inProcessN8n';
-import type { Harness } from '../../support/inProcessN8n';
-import { startSandbox } from '../../sandbox';
-import type { Sandbox, Session } from '../../sandbox';
+import { createHarness, TRIGGER_TYPE } from '../../../harness/inProcessN8n';
+import type { Harness } from '../../../harness/inProcessN8n';
+import { startSandbox } from '../../../sandbox';
+import type { Sandbox, Session } from '../../../sandbox';
 import { eventIds, rl, TriggerRun } from './trigger';
 
 jest.setTimeout(180_000);

@@ -1,18 +1,18 @@
 /**
  * Calls per page drained over HTTP (issue 28; `npm run test:costs`, in band): the backlog shapes of
- * test/support/backlogShapes.ts played on the sandbox and drained by the node in n8n-core's real
+ * harness/backlogShapes.ts played on the sandbox and drained by the node in n8n-core's real
  * PollContext, with n8n's durable-scheduler budget scaled to a shorter rate gap (about 30 calls a
  * poll, as 36 s give at the contract's 1 s: CI time; the bench runs the same shapes at the real
  * limit). Each event once, oldest first; calls per page the rules need ≤ 1.2 (the sandbox's log
  * counts the calls); no poll of the drain finds nothing; the poll after it reads page 1 of each list.
  */
 import { GAP_MS, setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
-import { countsOf, drainOverHttp, eventTime } from '../../support/backlogDrain';
-import type { BacklogShape } from '../../support/backlogShapes';
-import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, SHAPES, totalEvents } from '../../support/backlogShapes';
-import { rateLimitedCount } from '../../support/sandboxGaps';
-import { hashKey, startSandbox } from '../../sandbox';
-import type { Sandbox } from '../../sandbox';
+import { countsOf, drainOverHttp, eventTime } from '../../../harness/backlogDrain';
+import type { BacklogShape } from '../../../harness/backlogShapes';
+import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, SHAPES, totalEvents } from '../../../harness/backlogShapes';
+import { rateLimitedCount } from '../../../harness/sandboxGaps';
+import { hashKey, startSandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 
 jest.setTimeout(600_000);
 

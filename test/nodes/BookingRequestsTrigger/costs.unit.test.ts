@@ -1,6 +1,6 @@
 /**
  * Calls per page drained (issues 22 and 28) on the in-memory model: the backlog shapes of
- * test/support/backlogShapes.ts, drained with n8n's durable-scheduler budget (36 s ≈ 30 calls at
+ * harness/backlogShapes.ts, drained with n8n's durable-scheduler budget (36 s ≈ 30 calls at
  * 1 call/s; the model's clock moves 1 s per call and a minute between polls, as the sandbox's does).
  * Each event once, oldest first; calls per page the rules need ≤ 1.2; no poll of the drain reads and
  * finds nothing, and the poll after it is quiet (one call per list). Per-poll reads are printed.
@@ -9,8 +9,8 @@
  * real 1 request/s in the bench.
  */
 import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/diff';
-import type { BacklogShape, BacklogWorld } from '../../support/backlogShapes';
-import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, SHAPES, totalEvents } from '../../support/backlogShapes';
+import type { BacklogShape, BacklogWorld } from '../../../harness/backlogShapes';
+import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, SHAPES, totalEvents } from '../../../harness/backlogShapes';
 import type { LogEntry } from '../../support/triggerWorld';
 import { makeSettings, MIN, Runner, World } from '../../support/triggerWorld';
 

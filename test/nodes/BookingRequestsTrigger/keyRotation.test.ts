@@ -11,9 +11,9 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { keyIdOf } from '../../../nodes/shared/transport/keyId';
 
-import { createHarness } from '../../support/inProcessN8n';
-import { startSandbox } from '../../sandbox';
-import type { Sandbox } from '../../sandbox';
+import { createHarness } from '../../../harness/inProcessN8n';
+import { startSandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 
 jest.setTimeout(120_000);

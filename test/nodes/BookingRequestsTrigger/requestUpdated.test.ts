@@ -7,10 +7,10 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { createHarness } from '../../support/inProcessN8n';
-import type { Harness } from '../../support/inProcessN8n';
-import { sortRequests, startSandbox } from '../../sandbox';
-import type { Sandbox } from '../../sandbox';
+import { createHarness } from '../../../harness/inProcessN8n';
+import type { Harness } from '../../../harness/inProcessN8n';
+import { sortRequests, startSandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { WATCH_PAGES_PER_POLL } from '../../../nodes/BookingRequestsTrigger/planner/watched';
 import { TriggerRun } from './trigger';
 

@@ -28,7 +28,7 @@ import type { BookingRequest, BookingSession } from '../../../nodes/shared/types
 import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/memory';
 import type { Customer, LogEntry } from '../../support/triggerWorld';
 import { entryOf, makeSettings, MIN, newCustomer, World } from '../../support/triggerWorld';
-import { mulberry32 } from '../../sandbox/seed';
+import { mulberry32 } from '../../../sandbox/seed';
 
 jest.setTimeout(600_000);
 

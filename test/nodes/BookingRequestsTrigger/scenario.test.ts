@@ -7,9 +7,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../../support/inProcessN8n';
-import { startSandbox } from '../../sandbox';
-import type { Sandbox } from '../../sandbox';
+import { createHarness } from '../../../harness/inProcessN8n';
+import { startSandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 
 jest.setTimeout(300_000);

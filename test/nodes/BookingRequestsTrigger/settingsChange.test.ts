@@ -8,10 +8,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../../support/inProcessN8n';
-import type { Harness } from '../../support/inProcessN8n';
-import { startSandbox } from '../../sandbox';
-import type { Sandbox } from '../../sandbox';
+import { createHarness } from '../../../harness/inProcessN8n';
+import type { Harness } from '../../../harness/inProcessN8n';
+import { startSandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 
 jest.setTimeout(120_000);

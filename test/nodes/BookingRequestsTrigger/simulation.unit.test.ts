@@ -22,7 +22,7 @@ import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state';
 import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
 import { MIN, World, entryOf, iso, makeSettings } from '../../support/triggerWorld';
-import { mulberry32 } from '../../sandbox/seed';
+import { mulberry32 } from '../../../sandbox/seed';
 
 jest.setTimeout(300_000);
 

@@ -5,8 +5,8 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Harness, PollOptions, PollState } from '../../support/inProcessN8n';
-import type { Sandbox } from '../../sandbox';
+import type { Harness, PollOptions, PollState } from '../../../harness/inProcessN8n';
+import type { Sandbox } from '../../../sandbox';
 
 export const NODE_DATA_KEY = 'node:Booking Requests Trigger';
 

@@ -1,5 +1,5 @@
 /**
- * The trigger at volume in n8n-core's real PollContext (test/support/inProcessN8n.ts) against the
+ * The trigger at volume in n8n-core's real PollContext (harness/inProcessN8n.ts) against the
  * sandbox API: 10,000 drafts within one delay, a 1,000-row bulk import with one timestamp, and a
  * backlog drained under a short poll budget (the context's getPollBudgetMs). For CI time the sandbox
  * runs with a 25 ms rate gap and the client paces to match (setPacingGapForTests); the real 1 s limit
@@ -9,11 +9,11 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { GAP_MS, setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
-import { eventTime } from '../../support/backlogDrain';
-import { createHarness } from '../../support/inProcessN8n';
-import type { Harness, PollState } from '../../support/inProcessN8n';
-import { startSandbox } from '../../sandbox';
-import type { Sandbox } from '../../sandbox';
+import { eventTime } from '../../../harness/backlogDrain';
+import { createHarness } from '../../../harness/inProcessN8n';
+import type { Harness, PollState } from '../../../harness/inProcessN8n';
+import { startSandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { NODE_DATA_KEY } from './trigger';
 
 jest.setTimeout(600_000);

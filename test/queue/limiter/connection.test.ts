@@ -10,10 +10,10 @@ import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8
 
 import { BookingRequestsApi } from '../../../credentials/BookingRequestsApi.credentials';
 import { EDITION_CREDENTIAL_PROPERTIES as QUEUE_CREDENTIAL_FIELDS } from '../../../queue/credentialFields';
-import { createHarness } from '../../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../support/sandboxGaps';
-import type { Sandbox } from '../../sandbox';
-import { hashKey, startSandbox } from '../../sandbox';
+import { createHarness } from '../../../harness/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../harness/sandboxGaps';
+import type { Sandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
 import { keyIdOf } from '../../../nodes/shared/transport/keyId';
 import { limiterFor, limiterIds } from '../../../nodes/shared/transport/limiter/registry';
 import {
@@ -27,7 +27,7 @@ import { SHARED_LIMIT_ID_PREFIX, sharedLimiterIds } from '../../../queue/limiter
 import { parseRedisUrl } from '../../../nodes/shared/transport/limiter/shared/redisUrl';
 import { apiRequest } from '../../../nodes/shared/transport/request';
 import { DIST_NODE, assertDistBuilt } from '../../support/sharedLimit/figures';
-import { startRedisServer, type RedisServer } from '../../support/sharedLimit/redisServer';
+import { startRedisServer, type RedisServer } from '../../../harness/services/redisServer';
 import { QUEUE_DIST, withQueueEdition } from '../../support/editions';
 
 const DIST_TRIGGER = path.resolve(DIST_NODE, '../../BookingRequestsTrigger/BookingRequestsTrigger.node.js');

@@ -8,10 +8,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 import { NodeOperationError } from 'n8n-workflow';
 
-import { createHarness } from '../../support/inProcessN8n';
-import { acceptedEntries, rateLimitedCount } from '../../support/sandboxGaps';
-import type { Sandbox } from '../../sandbox';
-import { hashKey, startSandbox } from '../../sandbox';
+import { createHarness } from '../../../harness/inProcessN8n';
+import { acceptedEntries, rateLimitedCount } from '../../../harness/sandboxGaps';
+import type { Sandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
 import { apiRequest } from '../../../nodes/shared/transport/request';
 import {
 	SHARED_LIMIT_DEFAULTS,
@@ -21,7 +21,7 @@ import {
 } from '../../../queue/limiter/connection';
 import { startChild, type Child } from '../../support/sharedLimit/children';
 import { assertDistBuilt, formIds } from '../../support/sharedLimit/figures';
-import { freePort, startRedisServer, type RedisServer } from '../../support/sharedLimit/redisServer';
+import { freePort, startRedisServer, type RedisServer } from '../../../harness/services/redisServer';
 import { withQueueEdition } from '../../support/editions';
 
 jest.setTimeout(120_000);

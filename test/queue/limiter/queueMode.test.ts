@@ -4,8 +4,8 @@
  * real Debian redis-server started here. With the credential's Redis URL they share one budget; the
  * same run without it shows the problem (429s) that the setting fixes.
  */
-import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../support/sandboxGaps';
-import { hashKey } from '../../sandbox';
+import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../harness/sandboxGaps';
+import { hashKey } from '../../../sandbox';
 import { keyIdOf } from '../../../nodes/shared/transport/keyId';
 import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
 import { SHARED_LIMIT_ID_PREFIX } from '../../../queue/limiter/sharedLimiter';

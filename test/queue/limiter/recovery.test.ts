@@ -7,8 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { hashKey } from '../../sandbox';
-import { rateLimitedCount } from '../../support/sandboxGaps';
+import { hashKey } from '../../../sandbox';
+import { rateLimitedCount } from '../../../harness/sandboxGaps';
 import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
 import { SHARED_LIMIT_ID_PREFIX } from '../../../queue/limiter/sharedLimiter';
 import { startChild } from '../../support/sharedLimit/children';

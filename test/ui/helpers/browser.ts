@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, selectors, type BrowserContext, type Page } from 'playwright-core';
-import type { Owner } from '../../support/n8n/rest';
+import type { Owner } from '../../../harness/n8n/rest';
 
 export const CHROMIUM_ARGS = [
 	'--no-sandbox',

@@ -4,9 +4,9 @@
  */
 import * as http from 'node:http';
 
-import type { RequestLogEntry, Sandbox } from '../../../sandbox';
-import { sleep } from '../../../support/n8n/process';
-import type { PostgresServer } from '../../../support/services/postgres';
+import type { RequestLogEntry, Sandbox } from '../../../../sandbox';
+import { sleep } from '../../../../harness/n8n/process';
+import type { PostgresServer } from '../../../../harness/services/postgres';
 
 // ------------------------------------------------------------------------------------------ webhooks
 

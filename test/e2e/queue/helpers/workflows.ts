@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { CredentialImport, WorkflowImport } from '../../../support/n8n/workflows';
+import type { CredentialImport, WorkflowImport } from '../../../../harness/n8n/workflows';
 
 /** The queue edition (editions/queue): node types are named after the package. */
 export const PKG = 'n8n-nodes-booking-requests-queue';

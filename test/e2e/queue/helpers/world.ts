@@ -3,17 +3,17 @@
  * (in this process, real 1 request/s limit) and n8n 2.40.7 in queue mode (main + 2 workers,
  * `--concurrency 5`) with the packed package in every process's user folder. Credentials and
  * workflows are imported and published before main starts. Everything is stopped after the file, and
- * what a crashed earlier run left running is ended first (test/support/services/leftovers.ts).
+ * what a crashed earlier run left running is ended first (harness/services/leftovers.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { startSandbox, type Sandbox, type SandboxSizes } from '../../../sandbox';
-import { QueueModeN8n } from '../../../support/n8n/queueMode';
-import type { CredentialImport, WorkflowImport } from '../../../support/n8n/workflows';
-import { sweepLeftovers } from '../../../support/services/leftovers';
-import { startPostgres, type PostgresServer } from '../../../support/services/postgres';
-import { startQueueRedis, type QueueRedis } from '../../../support/services/redis';
+import { startSandbox, type Sandbox, type SandboxSizes } from '../../../../sandbox';
+import { QueueModeN8n } from '../../../../harness/n8n/queueMode';
+import type { CredentialImport, WorkflowImport } from '../../../../harness/n8n/workflows';
+import { sweepLeftovers } from '../../../../harness/services/leftovers';
+import { startPostgres, type PostgresServer } from '../../../../harness/services/postgres';
+import { startQueueRedis, type QueueRedis } from '../../../../harness/services/redis';
 import { loadState, scratch, type E2eState } from '../../helpers/state';
 
 export interface QueueWorld {

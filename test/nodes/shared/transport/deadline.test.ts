@@ -6,9 +6,9 @@
 import { API_PATHS } from '../../../../nodes/shared/constants';
 import { isDeadlineReached, MIN_ATTEMPT_MS } from '../../../../nodes/shared/transport/deadline';
 import { apiRequest } from '../../../../nodes/shared/transport/request';
-import type { Harness } from '../../../support/inProcessN8n';
+import type { Harness } from '../../../../harness/inProcessN8n';
 import { withSandbox } from '../../../support/sandboxSuite';
-import type { Sandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../../sandbox';
 
 let sandbox: Sandbox;
 let harness: Harness;

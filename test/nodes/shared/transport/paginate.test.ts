@@ -1,7 +1,7 @@
-import { createHarness } from '../../../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../support/sandboxGaps';
-import type { Sandbox } from '../../../sandbox';
-import { hashKey, sortRequests, startSandbox } from '../../../sandbox';
+import { createHarness } from '../../../../harness/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../../harness/sandboxGaps';
+import type { Sandbox } from '../../../../sandbox';
+import { hashKey, sortRequests, startSandbox } from '../../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';
 import { paginate } from '../../../../nodes/shared/transport/paginate';
 import type { BookingRequest, BookingSession } from '../../../../nodes/shared/types';

@@ -1,7 +1,7 @@
-import { createHarness } from '../../../support/inProcessN8n';
+import { createHarness } from '../../../../harness/inProcessN8n';
 import { everythingIn } from '../../../support/secrets';
-import type { Sandbox } from '../../../sandbox';
-import { startSandbox } from '../../../sandbox';
+import type { Sandbox } from '../../../../sandbox';
+import { startSandbox } from '../../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';
 import { setRetryRulesForTests } from '../../../../nodes/shared/transport/limiter/registry';
 import { apiRequest, retryAfterMs, backoffMs } from '../../../../nodes/shared/transport/request';

@@ -4,9 +4,9 @@
  * What is asserted is behaviour (no 429, exact result, every accepted gap ≥ 1 s at the server, and
  * the round trip no longer added to each gap); the speed figures are printed and belong to the bench.
  */
-import { hashKey, startSandbox, type Latency } from '../../../../sandbox';
-import { createHarness } from '../../../../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../../support/sandboxGaps';
+import { hashKey, startSandbox, type Latency } from '../../../../../sandbox';
+import { createHarness } from '../../../../../harness/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../../../harness/sandboxGaps';
 
 jest.setTimeout(60_000);
 

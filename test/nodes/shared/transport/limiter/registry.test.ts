@@ -4,10 +4,10 @@ import path from 'node:path';
 
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
-import { createHarness } from '../../../../support/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../../support/sandboxGaps';
-import type { Sandbox } from '../../../../sandbox';
-import { hashKey, startSandbox } from '../../../../sandbox';
+import { createHarness } from '../../../../../harness/inProcessN8n';
+import { acceptedGaps, rateLimitedCount } from '../../../../../harness/sandboxGaps';
+import type { Sandbox } from '../../../../../sandbox';
+import { hashKey, startSandbox } from '../../../../../sandbox';
 import { keyIdOf } from '../../../../../nodes/shared/transport/keyId';
 import { PACING } from '../../../../../nodes/shared/transport/limiter/pacing';
 import { currentEdition, limiterFor, limiterIds, setEditionForTests, setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';

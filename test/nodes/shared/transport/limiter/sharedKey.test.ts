@@ -4,11 +4,11 @@
  * This node must finish with the exact result and no error, slow down to leave the other client at
  * least half of its calls, and return to full pace after the other client stops.
  */
-import type { Sandbox } from '../../../../sandbox';
-import { hashKey, startSandbox } from '../../../../sandbox';
-import { createHarness } from '../../../../support/inProcessN8n';
-import { isOtherClient, otherClientCalls, startOtherClient } from '../../../../support/otherClient';
-import { acceptedEntries, rateLimitedCount } from '../../../../support/sandboxGaps';
+import type { Sandbox } from '../../../../../sandbox';
+import { hashKey, startSandbox } from '../../../../../sandbox';
+import { createHarness } from '../../../../../harness/inProcessN8n';
+import { isOtherClient, otherClientCalls, startOtherClient } from '../../../../../harness/otherClient';
+import { acceptedEntries, rateLimitedCount } from '../../../../../harness/sandboxGaps';
 
 jest.setTimeout(180_000);
 

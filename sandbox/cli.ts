@@ -1,10 +1,10 @@
 // Starts the sandbox API server from the command line and prints its URL and keys.
-//   node scripts/ts-run.js test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--seed 42]
+//   node scripts/ts-run.js sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--seed 42]
 //        [--min-gap 1000] [--latency 250 | --latency 80-320] [--no-rate-limit] [--recent] [--quiet]
 //   --latency: network latency before the rate check, constant or a min-max range in ms.
 //   --recent: demo data that looks like today (SandboxOptions.recent): the newest activity minutes old,
 //             customers who left a booking unfinished in the last hours.
-//   npm run sandbox -- --port 4010        (package.json script, through test/sandbox/cli.js)
+//   npm run sandbox -- --port 4010        (package.json script, through sandbox/cli.js)
 // Ctrl+C (SIGINT) or SIGTERM closes the server and exits 0.
 
 import { startSandbox } from './server';

@@ -4,5 +4,5 @@
 'use strict';
 const path = require('node:path');
 
-process.argv = [process.argv[0], path.join(__dirname, '..', '..', 'scripts', 'ts-run.js'), path.join(__dirname, 'cli.ts'), ...process.argv.slice(2)];
-require('../../scripts/ts-run.js');
+process.argv = [process.argv[0], path.join(__dirname, '..', 'scripts', 'ts-run.js'), path.join(__dirname, 'cli.ts'), ...process.argv.slice(2)];
+require('../scripts/ts-run.js');

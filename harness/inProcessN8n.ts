@@ -41,9 +41,9 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { BookingRequestsApi } from '../../credentials/BookingRequestsApi.credentials';
-import { BookingRequests } from '../../nodes/BookingRequests/BookingRequests.node';
-import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
+import { BookingRequestsApi } from '../credentials/BookingRequestsApi.credentials';
+import { BookingRequests } from '../nodes/BookingRequests/BookingRequests.node';
+import { BookingRequestsTrigger } from '../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 
 export const ACTION_TYPE = 'n8n-nodes-booking-requests.bookingRequests';
 export const TRIGGER_TYPE = 'n8n-nodes-booking-requests.bookingRequestsTrigger';

@@ -1,6 +1,6 @@
 /**
  * Debian's redis-server on a free loopback port for n8n's queue (Bull) and this package's shared rate
- * limit: test/support/sharedLimit/redisServer.ts, plus what a suite of long-lived services needs — the
+ * limit: harness/services/redisServer.ts, plus what a suite of long-lived services needs — the
  * server is killed if this process exits without stopping it, and recorded (./leftovers.ts) so that
  * the next run ends it after a crash.
  *
@@ -12,7 +12,7 @@
  */
 import IORedis from 'ioredis';
 
-import { startRedisServer, type RedisServer } from '../sharedLimit/redisServer';
+import { startRedisServer, type RedisServer } from './redisServer';
 import { recordLeftover } from './leftovers';
 
 export interface QueueRedis extends RedisServer {
