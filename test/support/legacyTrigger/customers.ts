@@ -1,0 +1,265 @@
+/**
+ * What the trigger remembers about customers (not sessions), for issue 22: reminders go to people.
+ * A customer is known by the keys of nodes/shared/customer.ts (`e:<email>`, `p:<digits>`), each
+ * remembered only as its 8-character code (memory.ts `codeOf`: SHA-256, never in clear).
+ *
+ * - `BookedMemory` (Skip Customers Who Booked): per key, the newest booking request's `created_at`,
+ *   for BOOKED_RETENTION_DAYS, at most BOOKED_LIMIT keys. Stored by UTC day: day → records of
+ *   code (8) + milliseconds of the day (5), 13 characters per key.
+ * - `RemindedMemory` (cooldown and recovery): per customer, the last Session Abandoned event this
+ *   trigger reported — the session id (needed in clear for `recovered_from_session_id`, as 22
+ *   base64url characters), its last activity and the event time — for REMINDED_RETENTION_DAYS, at most
+ *   REMINDED_LIMIT customers. Stored by UTC day of the event: day → comma-separated records of
+ *   key codes (2 × 8; "........" when the customer has one key) + event ms of the day (5) + idle
+ *   seconds (5) + session id (22), 49 characters per customer.
+ *
+ * Past a bound, the oldest entries are forgotten (within a day too) and the node logs a warning (never a crash). Pure
+ * and JSON-safe.
+ */
+import { customerKeys, normaliseEmail, normalisePhone } from '../../../nodes/shared/customer';
+import { ALPHABET, decodeNumber, encodeNumber } from './codec';
+import { codeOf, DAY_MS } from './memory';
+
+/** A booking is remembered this long (a draft started earlier is checked against the bookings kept). */
+export const BOOKED_RETENTION_DAYS = 7;
+/** At most this many customer keys remembered as booked (13 characters each: 1.3 MB at the bound). */
+export const BOOKED_LIMIT = 100_000;
+/** A reported abandonment is remembered this long: the recovery window and the longest cooldown. */
+export const REMINDED_RETENTION_DAYS = 30;
+/** At most this many customers remembered as reminded (49 characters each: 2.45 MB at the bound). */
+export const REMINDED_LIMIT = 50_000;
+
+const NO_KEY = '........';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A session id in 22 characters (a UUID, as the contract says), else `~` + the id escaped. */
+export function packId(id: string): string {
+	if (!UUID_RE.test(id)) return `~${encodeURIComponent(id)}`;
+	let value = BigInt(`0x${id.replace(/-/g, '')}`);
+	let out = '';
+	for (let i = 0; i < 22; i++) {
+		out = ALPHABET[Number(value % 64n)] + out;
+		value /= 64n;
+	}
+	return out;
+}
+
+export function unpackId(packed: string): string {
+	if (packed.startsWith('~')) return decodeURIComponent(packed.slice(1));
+	let value = 0n;
+	for (const char of packed) value = value * 64n + BigInt(ALPHABET.indexOf(char));
+	const hex = value.toString(16).padStart(32, '0');
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The codes of a contact's customer keys (empty when it has neither a usable e-mail nor phone). */
+/**
+ * More distinct e-mails than this on one phone number, among the bookings a poll reads, make the phone
+ * shared (an office or front-desk number): it identifies nobody for Skip, the cooldown and `recovered`,
+ * for 30 days (issue 29).
+ */
+export const MAX_EMAILS_PER_PHONE = 3;
+
+/** The codes of the phones shared by more than MAX_EMAILS_PER_PHONE e-mails in these bookings. */
+export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: unknown }>): Set<string> {
+	const emails = new Map<string, Set<string>>();
+	for (const booking of bookings) {
+		const phone = normalisePhone(booking.phone);
+		const email = normaliseEmail(booking.email);
+		if (!phone || !email) continue;
+		const set = emails.get(phone) ?? new Set<string>();
+		set.add(email);
+		emails.set(phone, set);
+	}
+	const shared = new Set<string>();
+	// The phone's key as customerKeys writes it (one place for the key format): "+" keeps the digits as they are.
+	for (const [phone, set] of emails) if (set.size > MAX_EMAILS_PER_PHONE) shared.add(customerCodes({ phone: `+${phone}` })[0]);
+	return shared;
+}
+
+export function customerCodes(contact: { email?: unknown; phone?: unknown } | undefined): string[] {
+	return contact ? customerKeys(contact).map(codeOf) : [];
+}
+
+const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+
+export type PackedDays = Record<string, string>;
+
+const BOOKED_RE = /^(?:[A-Za-z0-9_-]{13})*$/;
+const REMINDED_RECORD_RE = /^[A-Za-z0-9_-]{8}(?:[A-Za-z0-9_-]{8}|\.{8})[A-Za-z0-9_-]{10}(?:[A-Za-z0-9_-]{22}|~[^,]*)$/;
+
+export function isPackedBooked(value: unknown): value is string {
+	return typeof value === 'string' && BOOKED_RE.test(value);
+}
+
+export function isPackedReminded(value: unknown): value is string {
+	return typeof value === 'string' && (value === '' || value.split(',').every((record) => REMINDED_RECORD_RE.test(record)));
+}
+
+/** Customer keys (as codes) with the time of their newest booking request. */
+export class BookedMemory {
+	private readonly latest = new Map<string, number>();
+	/** Keys forgotten because of the bound in the last `prune`. */
+	droppedForBound = 0;
+
+	static decode(packed: PackedDays | undefined): BookedMemory {
+		const memory = new BookedMemory();
+		for (const [day, records] of Object.entries(packed ?? {})) {
+			const start = Number(day) * DAY_MS;
+			if (!Number.isFinite(start)) continue;
+			for (let at = 0; at + 13 <= records.length; at += 13) {
+				memory.addCode(records.slice(at, at + 8), start + decodeNumber(records.slice(at + 8, at + 13)));
+			}
+		}
+		return memory;
+	}
+
+	private addCode(code: string, ms: number): void {
+		const known = this.latest.get(code);
+		if (known === undefined || ms > known) this.latest.set(code, ms);
+	}
+
+	/** Remembers a booking request of the customer with these key codes, created at `ms`. */
+	add(codes: string[], ms: number): void {
+		for (const code of codes) this.addCode(code, ms);
+	}
+
+	/** Takes `other`'s bookings in too (the newest time per key wins). */
+	merge(other: BookedMemory): void {
+		for (const [code, ms] of other.latest) this.addCode(code, ms);
+	}
+
+	/** The newest booking time of any of these keys, or undefined. */
+	newest(codes: string[]): number | undefined {
+		let newest: number | undefined;
+		for (const code of codes) {
+			const ms = this.latest.get(code);
+			if (ms !== undefined && (newest === undefined || ms > newest)) newest = ms;
+		}
+		return newest;
+	}
+
+	get size(): number {
+		return this.latest.size;
+	}
+
+	/** Forgets bookings older than the retention, then the oldest bookings (within a day too) while over `limit`. */
+	prune(now: number, limit = BOOKED_LIMIT): void {
+		this.droppedForBound = 0;
+		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
+		for (const [code, ms] of this.latest) if (ms < oldest) this.latest.delete(code);
+		const excess = this.latest.size - limit;
+		if (excess <= 0) return;
+		const byAge = [...this.latest].sort((a, b) => a[1] - b[1]);
+		for (const [code] of byAge.slice(0, excess)) this.latest.delete(code);
+		this.droppedForBound = excess;
+	}
+
+	encode(): PackedDays {
+		const byDay = new Map<number, string[]>();
+		for (const [code, ms] of this.latest) {
+			const day = dayOf(ms);
+			const list = byDay.get(day) ?? [];
+			list.push(code + encodeNumber(ms - day * DAY_MS, 5));
+			byDay.set(day, list);
+		}
+		const out: PackedDays = {};
+		for (const day of [...byDay.keys()].sort((a, b) => a - b)) out[String(day)] = (byDay.get(day) as string[]).join('');
+		return out;
+	}
+}
+
+/** The last abandonment of a customer this trigger reported. */
+export interface Reminder {
+	/** Key codes of the customer (1 or 2). */
+	codes: string[];
+	sessionId: string;
+	/** The session's last activity (`updated_at`, ms). */
+	activity: number;
+	/** Event time (ms): activity + the abandonment delay. */
+	at: number;
+}
+
+/** Customers this trigger reported abandoned: cooldown and recovery. */
+export class RemindedMemory {
+	private readonly byCode = new Map<string, Reminder>();
+	/** Customers forgotten because of the bound in the last `prune`. */
+	droppedForBound = 0;
+
+	static decode(packed: PackedDays | undefined): RemindedMemory {
+		const memory = new RemindedMemory();
+		const days = Object.keys(packed ?? {})
+			.map(Number)
+			.filter(Number.isInteger)
+			.sort((a, b) => a - b);
+		for (const day of days) {
+			const text = (packed as PackedDays)[String(day)];
+			if (!text) continue;
+			for (const record of text.split(',')) {
+				const codes = [record.slice(0, 8), record.slice(8, 16)].filter((code) => code !== NO_KEY);
+				const at = day * DAY_MS + decodeNumber(record.slice(16, 21));
+				const activity = at - decodeNumber(record.slice(21, 26)) * 1000;
+				memory.add({ codes, sessionId: unpackId(record.slice(26)), activity, at });
+			}
+		}
+		return memory;
+	}
+
+	/** Remembers a reported abandonment: for each of its keys, it replaces an older one. */
+	add(reminder: Reminder): void {
+		for (const code of reminder.codes) {
+			const known = this.byCode.get(code);
+			if (!known || known.at <= reminder.at) this.byCode.set(code, reminder);
+		}
+	}
+
+	private detach(reminder: Reminder): void {
+		for (const code of reminder.codes) if (this.byCode.get(code) === reminder) this.byCode.delete(code);
+	}
+
+	/** The newest reported abandonment of a customer with any of these key codes. */
+	last(codes: string[]): Reminder | undefined {
+		let last: Reminder | undefined;
+		for (const code of codes) {
+			const reminder = this.byCode.get(code);
+			if (reminder && (!last || reminder.at > last.at)) last = reminder;
+		}
+		return last;
+	}
+
+	private records(): Reminder[] {
+		return [...new Set(this.byCode.values())];
+	}
+
+	get size(): number {
+		return this.records().length;
+	}
+
+	/** Forgets abandonments older than the retention, then the oldest ones (within a day too) while over `limit`. */
+	prune(now: number, limit = REMINDED_LIMIT): void {
+		this.droppedForBound = 0;
+		const oldest = now - REMINDED_RETENTION_DAYS * DAY_MS;
+		const records = this.records();
+		for (const record of records) if (record.at < oldest) this.detach(record);
+		const kept = records.filter((record) => record.at >= oldest).sort((a, b) => a.at - b.at);
+		const gone = kept.slice(0, Math.max(0, kept.length - limit));
+		for (const record of gone) this.detach(record);
+		this.droppedForBound = gone.length;
+	}
+
+	encode(): PackedDays {
+		const byDay = new Map<number, string[]>();
+		for (const record of this.records().sort((a, b) => a.at - b.at)) {
+			const day = dayOf(record.at);
+			const list = byDay.get(day) ?? [];
+			const codes = record.codes[0] + (record.codes[1] ?? NO_KEY);
+			const idleSeconds = Math.max(0, Math.round((record.at - record.activity) / 1000));
+			list.push(codes + encodeNumber(record.at - day * DAY_MS, 5) + encodeNumber(idleSeconds, 5) + packId(record.sessionId));
+			byDay.set(day, list);
+		}
+		const out: PackedDays = {};
+		for (const day of [...byDay.keys()].sort((a, b) => a - b)) out[String(day)] = (byDay.get(day) as string[]).join(',');
+		return out;
+	}
+}

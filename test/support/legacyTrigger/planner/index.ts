@@ -1,0 +1,326 @@
+/**
+ * Which page to read next: a pure planner, driven page by page by the I/O loop (fetch.ts) or by the
+ * in-memory list model of the tests. It never decides what is true — windows.ts proves that from the
+ * runs actually read — it only makes the reading cheap and fits it into the poll budget:
+ *
+ * 1. Page 1 of each list (the top windows start there; it also gives `total` and the server's time).
+ * 2. Each window not covered yet is a target. Windows at the top of a list (new requests, completed
+ *    sessions) are read downward from page 1. The abandonment horizon, usually deep in the session list,
+ *    is found by position — `below` (items under the window's floor counted from the end: stable when
+ *    items are added at the top) and the checkpoints of earlier polls give a guess (listView.ts), the
+ *    run's first read checks it, a galloping/binary search by timestamp corrects it (search.ts) — or,
+ *    when it is near, by reading on from page 1.
+ * 3. The pages the poll can still afford are shared (pace.ts): first every window's step of progress
+ *    (no window emits past the one furthest behind), then the rest by need. A window that does not fit
+ *    is read from its oldest part: from the page holding its floor, the affordable number of pages
+ *    upward, then downward from there (windows.ts says why that is exact).
+ */
+import type { TriggerSettings } from '../diff';
+import { listsFor, locatedBelow, windowsOf } from '../diff';
+import type { TriggerState } from '../state';
+import type { ListName, PageObservation, Window } from '../windows';
+import { readBounds } from '../windows';
+import type { PageRequest } from './listView';
+import { ListView, pageOf } from './listView';
+import { pacedShares, pagesToReach, paceOf, reach, shareBudget as shareBudgetOf } from './pace';
+import type { Plan } from './search';
+import { locate, locateStart, stopAtPageStart } from './search';
+import type { Target } from './target';
+import { covered, reachedBy, runStopped, stopOf } from './target';
+import type { WatchedReads } from './watched';
+import { readWatched } from './watched';
+
+export type { PageRequest } from './listView';
+export { shareBudget } from './pace';
+
+export interface PlanInput {
+	previous: TriggerState | undefined;
+	settings: TriggerSettings;
+	/** Every page read in this poll, in order: the driver appends each answer before resuming the plan. */
+	pages: PageObservation[];
+	/** Calls the poll can still afford (0: stop). */
+	pagesLeft: () => number;
+	/** "Now" when no answer carries a `Date` header (n8n's clock corrected by the last measured skew). */
+	fallbackNow: number;
+}
+
+/** Pages a run may read past its share when the boundary moved down meanwhile. */
+const SLACK_PAGES = 2;
+/** Pages read on from page 1 before searching, when where a window's floor lies is not known. */
+const QUICK_PAGES = 2;
+/** The session windows are read as one run when the band between them is at most 1/this of the pages left. */
+const ONE_RUN_FACTOR = 3;
+
+/**
+ * The poll's "now" on the API server's clock, after the first pages: the `Date` headers (1 s
+ * resolution, so up to a second late) raised to the newest timestamp read when that is within the
+ * second after its answer's `Date` (it happened, so it is not in the future). Never later than the
+ * server's real time.
+ */
+export function pollNow(pages: PageObservation[], fallbackNow: number): number {
+	if (pages.length === 0) return fallbackNow;
+	const bounds = readBounds(pages, fallbackNow);
+	return bounds.get(pages[pages.length - 1].seq) as number;
+}
+
+export class Planner {
+	/** The poll's now (set after the first pages). */
+	now: number | undefined;
+	/** The windows of this poll (undefined for a baseline). */
+	windows: Window[] | undefined;
+	/** Where Request Updated's rotation got to (undefined: it did not move). */
+	watched: WatchedReads | undefined;
+
+	private readonly view: ListView;
+	/** Pages kept for the targets still to be read (a search or a run of this one may not use them). */
+	private reserve = 0;
+	private readonly gate = (list: ListName, page: number): PageRequest | undefined =>
+		this.input.pagesLeft() >= 1 + this.reserve ? { list, page } : undefined;
+
+	constructor(private readonly input: PlanInput) {
+		this.view = new ListView(input.pages, input.previous);
+	}
+
+	*reads(): Plan<void> {
+		const { previous, settings } = this.input;
+		const lists = listsFor(settings);
+		// Requests first: the session list, read after, is then known up to at least the newest request
+		// (a completion writes both), so neither list holds the other's events back (frontier, diff.ts).
+		for (const list of ['requests', 'sessions'] as const) {
+			if (!lists[list]) continue;
+			const request = this.gate(list, 1);
+			if (!request) return;
+			yield request;
+		}
+		this.now = pollNow(this.input.pages, this.input.fallbackNow);
+		if (!previous) {
+			// Baseline: find where the abandonment horizon starts, so the next polls can go straight there.
+			if (lists.sessions) {
+				const horizon = this.now - settings.abandonedAfterMs;
+				if (locatedBelow(this.input.pages, 'sessions', horizon) === undefined) yield* locate(this.view, this.gate, 'sessions', (at) => at <= horizon, 2);
+			}
+		} else {
+			this.windows = windowsOf(previous, settings, this.now);
+			yield* this.readTargets(this.targetsOf(this.windows));
+		}
+		// Request Updated's older pages come last: the pages the windows read serve it too.
+		if (settings.events.requestUpdated && settings.updates) {
+			this.reserve = 0;
+			this.watched = yield* readWatched(this.view, this.gate, settings.updates.watchNewest, previous?.updates?.cursor);
+		}
+	}
+
+	/**
+	 * One target per window. The completions and the horizon of the session list are read separately
+	 * even when they touch: drained from their oldest parts, they sit a whole delay apart in the list,
+	 * and reading the band between them would cost pages that no event needs. A run from page 1 that
+	 * is still open serves the horizon too when extending it is cheaper (readTarget).
+	 */
+	private targetsOf(windows: Window[]): Target[] {
+		const targets = windows
+			.filter((window) => window.hi > window.lo)
+			.map((window) => ({ list: window.list, window, fromTop: window.hi === Infinity }));
+		const completions = targets.find((target) => target.window.name === 'completions');
+		const horizon = targets.find((target) => target.window.name === 'horizon');
+		if (!completions || !horizon || !this.oneSessionRun(completions.window, horizon.window)) return targets;
+		// One read of the session list serves both windows: a run from the horizon's floor upward, as far
+		// as the poll affords (its oldest part first, like any window that does not fit).
+		const both: Target = { list: 'sessions', window: { ...horizon.window, hi: Infinity }, fromTop: false, completions: completions.window };
+		const merged = [...targets.filter((target) => target !== completions && target !== horizon), both];
+		// With every pace known: the reading that brings all windows further in this poll, or, when both
+		// fit, the cheaper one. Otherwise the windows are read apart (as before).
+		const left = this.input.pagesLeft();
+		const now = this.now as number;
+		const apart = reach(this.view, targets.filter((target) => !covered(this.view, target)), left, now);
+		const together = reach(this.view, merged.filter((target) => !covered(this.view, target)), left, now);
+		if (!apart || !together) return targets;
+		if (apart.time === undefined && together.time === undefined) return together.cost <= apart.cost ? merged : targets;
+		return (together.time ?? Infinity) >= (apart.time ?? Infinity) ? merged : targets;
+	}
+
+	/**
+	 * Whether the completions and the horizon are read as one run of the session list: when the band
+	 * between their floors (a delay's worth of sessions, read by both) is small against the pages this
+	 * poll affords, one run moves both windows further than two runs that split the pages (each page is
+	 * then read once, not once per window). With a band that large the windows are read apart.
+	 */
+	private oneSessionRun(completions: Window, horizon: Window): boolean {
+		if (completions.below === undefined || horizon.below === undefined || completions.lo < horizon.lo) return false;
+		const { perPage } = this.view.shape('sessions');
+		const band = Math.ceil(Math.max(0, completions.below - horizon.below) / perPage);
+		return band * ONE_RUN_FACTOR <= this.input.pagesLeft();
+	}
+
+	private need(target: Target): number {
+		const bottom = this.view.bottomGuess(target.list, target.window);
+		if (target.fromTop) {
+			const end = this.view.openTopRunEnd(target.list);
+			return bottom === undefined ? 2 : Math.max(1, bottom - end);
+		}
+		if (bottom === undefined) return 4;
+		return Math.max(1, bottom - Math.min(bottom, this.view.startGuess(target.window)) + 1) + 1;
+	}
+
+	/**
+	 * Pages one step of progress on the target takes: no window moves past the one furthest behind, so
+	 * every window gets its step before any gets more.
+	 */
+	private minNeed(target: Target): number {
+		const index = this.view.stopIndexGuess(target.list, target.window);
+		if (index === undefined) return QUICK_PAGES + 1;
+		const { perPage } = this.view.shape(target.list);
+		const end = this.view.openTopRunEnd(target.list);
+		const bottom = pageOf(index, perPage);
+		if (target.fromTop && end > 0 && bottom - end <= 2) return Math.max(1, bottom - end);
+		return index > 0 && index % perPage === 0 ? 2 : 1;
+	}
+
+	private *readTargets(all: Target[], deferring = true): Plan<void> {
+		const view = this.view;
+		const now = this.now as number;
+		const open = all.filter((target) => !covered(view, target));
+		// A run from page 1 that ends within two more pages goes first (cheap, and page 1 is read already);
+		// then the windows furthest behind.
+		const quick = (target: Target) => Number(target.fromTop && view.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
+		const behind = (target: Target) => target.window.lo + target.window.offset;
+		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
+		// When every window fits, a run from page 1 still open is extended before another window of its
+		// list is read: read after it, the run would start again at page 1.
+		const fit = reach(view, open, this.input.pagesLeft(), now);
+		if (fit && fit.time === undefined) open.sort((a, b) => Number(this.extendsTopRun(b)) - Number(this.extendsTopRun(a)));
+		// When every window's pace is known, its share is what reaches one common event time: no window
+		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
+		// share goes first; the others then read up to where it got.
+		const paced = pacedShares(view, open, this.input.pagesLeft(), now);
+		// A window whose first event lies beyond where the others get to this poll holds nobody back: not
+		// read now. Paces are estimates: when the others are through with pages to spare, it comes after.
+		const later: Target[] = [];
+		if (paced && deferring) for (let i = open.length - 1; i >= 0; i--) if (paced.get(open[i]) === 0) later.push(...open.splice(i, 1));
+		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
+		let reached = Infinity;
+		while (open.length > 0) {
+			const left = this.input.pagesLeft();
+			if (left < 1) return;
+			const mins = open.map((target) => this.minNeed(target));
+			const needs = open.map((target) => this.need(target));
+			const minimum = mins.reduce((sum, pages) => sum + pages, 0);
+			// Each target's step first; what is left is shared by what each needs beyond it.
+			const extra = shareExtra(needs, mins, left - minimum);
+			const target = open.shift() as Target;
+			let pace = paced?.get(target);
+			if (pace !== undefined && reached !== Infinity) {
+				const own = paceOf(view, target, now);
+				if (own) pace = Math.min(pace, pagesToReach(own, reached));
+				if (pace === 0 && deferring) {
+					later.push(target);
+					continue;
+				}
+			}
+			// The last one may use whatever is left (needs are estimates; a larger run only helps).
+			const share =
+				pace !== undefined
+					? Math.max(1, Math.min(left, Math.max(mins[0], pace)))
+					: open.length === 0
+						? left
+						: Math.max(1, Math.min(left, mins[0] + extra[0]));
+			yield* this.readTarget(target, share, minimum - mins[0]);
+			if (paced) reached = Math.min(reached, reachedBy(view, target));
+		}
+		if (later.length > 0 && all.every((target) => later.includes(target) || covered(view, target)) && this.input.pagesLeft() >= 1) {
+			yield* this.readTargets(later, false);
+		}
+	}
+
+	/** Whether the target reaches the top of its list (read up to page 1) and the list's latest reads are a run from page 1. */
+	private extendsTopRun(target: Target): boolean {
+		return target.window.hi === Infinity && this.view.openTopRunEnd(target.list) > 0;
+	}
+
+	/** Reads the target within `share` pages, leaving `reserve` pages for the targets after it. */
+	private *readTarget(target: Target, share: number, reserve = 0): Plan<void> {
+		const view = this.view;
+		this.reserve = reserve;
+		if (covered(view, target)) return;
+		const list = target.list;
+		const window = target.window;
+		const isStop = stopOf(window);
+		const { perPage } = view.shape(list);
+		const end = view.openTopRunEnd(list);
+		let bottom = view.bottomGuess(list, window);
+		const index = view.stopIndexGuess(list, window);
+		let stopOpensPage = index !== undefined && index > 0 && index % perPage === 0 && bottom === pageOf(index, perPage);
+		if (target.fromTop) {
+			if (bottom !== undefined && end > 0 && bottom - end <= share) return yield* this.extendRun(target, end + 1, share);
+			if (bottom !== undefined && bottom <= share) return yield* this.extendRun(target, 1, share);
+			if (bottom === undefined && end > 0) {
+				// Where the floor is is not known: first the next pages from the top (a little more than a page
+				// changed, the usual case), then a search.
+				yield* this.extendRun(target, end + 1, Math.min(share, QUICK_PAGES), 0);
+				if (covered(view, target)) return;
+			}
+		} else if (end > 0 && bottom !== undefined && bottom - end <= Math.min(share, this.need(target))) {
+			// The run from page 1 is still open and reaches the horizon's floor as cheaply as a search would.
+			return yield* this.extendRun(target, end + 1, share);
+		}
+		const before = view.pages.length;
+		const left = () => Math.max(1, share - (view.pages.length - before));
+		if (bottom === undefined) {
+			// Where the floor is is not known: search for it, from the bound the last poll found if any.
+			const { total, perPage: size } = view.shape(list);
+			const guess =
+				window.deeper !== undefined && total !== undefined
+					? pageOf(total - window.deeper, size)
+					: target.fromTop
+						? (view.lastRead(list)?.page ?? 1) + 1
+						: view.startGuess(window);
+			bottom = yield* locate(view, this.gate, list, isStop, guess);
+			if (bottom === undefined || covered(view, target)) return;
+			stopOpensPage = stopAtPageStart(view, list, bottom, isStop);
+		}
+		let start = 1;
+		if (!target.fromTop) {
+			start = Math.min(bottom, view.startGuess(window));
+			// The window may fit: make sure the run starts above its top (the probe is the run's first page).
+			if (bottom - start + 1 <= left()) {
+				const found = yield* locateStart(view, this.gate, list, window.hi, start, bottom);
+				if (found === undefined || covered(view, target)) return;
+				start = found;
+			}
+		}
+		// Oldest part first: the affordable pages just above the floor (and, when the stop opens its page,
+		// the page before it too). The run itself checks where the floor is: reading goes on to the stop.
+		const last = stopOpensPage ? bottom - 1 : bottom;
+		start = Math.max(1, start, Math.min(last, bottom - left() + 1));
+		return yield* this.extendRun(target, start, Math.max(left(), bottom - start + 1));
+	}
+
+	/** Reads downward from `start` until the run reaches the target's stop, within `share` (+ slack) pages. */
+	private *extendRun(target: Target, start: number, share: number, slack = SLACK_PAGES): Plan<void> {
+		const list = target.list;
+		let page = start;
+		let read = 0;
+		// The reads just made (a search's last probes, read downward) already run through `start`: go on.
+		const run = this.view.currentRun(list);
+		const last = run?.pages[run.pages.length - 1].page;
+		if (run && last !== undefined && run.pages[0].page <= start && start <= last) page = last + 1;
+		else {
+			const request = this.gate(list, page);
+			if (!request) return;
+			yield request;
+			page++;
+			read++;
+		}
+		while (!runStopped(this.view, target) && read < share + slack) {
+			const request = this.gate(list, page);
+			if (!request) return;
+			yield request;
+			page++;
+			read++;
+		}
+	}
+}
+
+/** What is left after every target's step, shared by what each needs beyond it. */
+function shareExtra(needs: number[], mins: number[], left: number): number[] {
+	return shareBudgetOf(needs.map((pages, i) => Math.max(0, pages - mins[i])), Math.max(0, left));
+}

@@ -1,0 +1,43 @@
+/**
+ * A target: one window (or both session windows as one run) to bring up to date in this poll, and
+ * what the poll's reads already prove about it (windows.ts).
+ */
+import type { ListName, Window } from '../windows';
+import { coverageByRun, runsOf } from '../windows';
+import type { ListView } from './listView';
+import type { StopTest } from './search';
+
+export interface Target {
+	list: ListName;
+	window: Window;
+	/** Read from page 1 downward (windows at the top of the list). */
+	fromTop: boolean;
+	/** One run for both session windows: the completions window it also serves (planner `targetsOf`). */
+	completions?: Window;
+}
+
+/** The stop of a window (windows.ts): an item at or below its floor, or a handled item of the tie being drained. */
+export function stopOf(window: Window): StopTest {
+	return (time, item) => time <= window.lo || (window.tie !== undefined && time === window.tie && window.done.has(time, item.id));
+}
+
+/** Whether the target's window is covered by what was read. */
+export function covered(view: ListView, target: Target): boolean {
+	const runs = runsOf(view.pages, target.list);
+	const { window } = target;
+	return window.hi <= window.lo || runs.some((run) => coverageByRun(window, run)?.complete === true);
+}
+
+/** Whether the current run of the target's list reached the window's stop. */
+export function runStopped(view: ListView, target: Target): boolean {
+	const run = view.currentRun(target.list);
+	return run !== undefined && (target.window.hi <= target.window.lo || coverageByRun(target.window, run) !== undefined);
+}
+
+/** Event time up to which the runs read so far cover the target's window(s). */
+export function reachedBy(view: ListView, target: Target): number {
+	const runs = runsOf(view.pages, target.list);
+	const upper = (window: Window) => Math.max(window.lo, ...runs.map((run) => coverageByRun(window, run)?.upper ?? -Infinity));
+	if (target.completions) return upper(target.completions);
+	return upper(target.window) + target.window.offset;
+}

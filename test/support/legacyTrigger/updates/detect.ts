@@ -1,0 +1,176 @@
+/**
+ * Request Updated (issue 26): which watched requests changed since this trigger last read them, as a
+ * pure function of (the remembered records, the request pages read in this poll, which requests the
+ * New Request part has passed, activation time, now, settings). The records are updated in place.
+ *
+ * Rules (docs/booking-requests-trigger.md "Request Updated"):
+ * - Watched: a request whose place in the request list (newest first by `created_at`), as read, is
+ *   within "Watch the Newest (Requests)". One that leaves it (newer requests pushed it out) is forgotten.
+ * - A request is first remembered, silently, when the New Request part has passed it (created at or
+ *   before activation, or already reported as new): a creation is New Request, never Request Updated.
+ * - A remembered request whose selected fields differ from what was remembered is ONE event (several
+ *   changes between two reads are one), with `changed_fields` and `previous`; the record then takes
+ *   every new value, so a change that is filtered out (not selected, or another status) is consumed.
+ * - A request that existed at activation and is read for the first time later (a range larger than the
+ *   first poll reads) with `updated_at` after activation changed since: reported with `changed_fields`
+ *   empty and `previous` null (what changed is not known).
+ * - Event id: `request.updated:<id>:<updated_at ms>`; without `updated_at`, `h` + a hash chained from
+ *   the record before the change, so the same change delivered again after a lost save has the same id.
+ */
+import { createHash } from 'node:crypto';
+
+import type { BookingRequest } from '../../../../nodes/shared/types';
+import { timestampMs } from '../../../../nodes/shared/utils';
+import type { PageObservation } from '../windows';
+import { seal } from './contactSeal';
+import type { ChangeField, Watched, WatchGroup } from './fields';
+import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
+import { UpdatesMemory } from './records';
+
+/** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (docs/booking-requests-trigger.md). */
+export const DEFAULT_WATCH_NEWEST = 500;
+export const MAX_WATCH_NEWEST = 5_000;
+
+export interface UpdateSettings {
+	/** "Watch the Newest (Requests)". */
+	watchNewest: number;
+	/** "Fields to Watch". */
+	fields: WatchGroup[];
+	/** "Only When Status Changes To" / "Only When Lead Status Changes To": trimmed, lower case; empty = any. */
+	statusTo: string[];
+	leadStatusTo: string[];
+}
+
+export interface RequestChange {
+	request: BookingRequest;
+	eventId: string;
+	/** Event time: the request's `updated_at`, else the poll's now. */
+	at: number;
+	/** The changed fields (selected ones); empty when what changed is not known. */
+	changedFields: ChangeField[];
+	/** Their earlier values (not `internal_notes`); null when not known. */
+	previous: Record<string, string | null> | null;
+}
+
+export interface DetectInput {
+	memory: UpdatesMemory;
+	/** Every page read in this poll (only the request list's are used). */
+	pages: PageObservation[];
+	/** Whether the New Request part has passed this request (its creation is handled). */
+	passed: (request: BookingRequest) => boolean;
+	/** Server time of activation (the state's baseline) and of this poll. */
+	since: number;
+	now: number;
+	/** The activation poll itself: every request read is only remembered. */
+	baseline: boolean;
+	settings: UpdateSettings;
+	/** Only this form's requests are reported (the list is read for every form: Skip Customers Who Booked). */
+	form?: string;
+}
+
+export interface DetectResult {
+	changes: RequestChange[];
+	/** Requests forgotten because they left the watched range. */
+	forgotten: number;
+}
+
+interface Reading {
+	request: BookingRequest;
+	/** Place counted from the end of the list (undefined when the page gave no total). */
+	rank: number | undefined;
+}
+
+/** The newest reading of each request that was within the watched range when read. */
+function watchedReadings(pages: PageObservation[], watchNewest: number): Map<string, Reading> {
+	const readings = new Map<string, Reading>();
+	for (const page of [...pages].filter((p) => p.list === 'requests').sort((a, b) => a.seq - b.seq)) {
+		for (const [i, item] of page.items.entries()) {
+			const index = (page.page - 1) * page.perPage + i;
+			if (index >= watchNewest) {
+				readings.delete(item.id);
+				continue;
+			}
+			readings.set(item.id, { request: item as unknown as BookingRequest, rank: page.total === undefined ? undefined : page.total - 1 - index });
+		}
+	}
+	return readings;
+}
+
+/** The lowest rank still watched: from the newest page read that gives the list's length. */
+function lowestWatchedRank(pages: PageObservation[], watchNewest: number): number | undefined {
+	const latest = [...pages].filter((p) => p.list === 'requests' && p.total !== undefined).sort((a, b) => b.seq - a.seq)[0];
+	return latest ? latest.total! - watchNewest : undefined;
+}
+
+const norm = (value: string | null): string => (value ?? '').trim().toLowerCase();
+
+/** "Only When … Changes To": with a list set, that field changed to a listed value; with both set, either. */
+function passesFilters(settings: UpdateSettings, changed: ChangeField[] | 'unknown', now: Watched): boolean {
+	const { statusTo, leadStatusTo } = settings;
+	if (statusTo.length === 0 && leadStatusTo.length === 0) return true;
+	const moved = (field: ChangeField) => changed === 'unknown' || changed.includes(field);
+	return (
+		(statusTo.length > 0 && moved('status') && statusTo.includes(norm(now.status))) ||
+		(leadStatusTo.length > 0 && moved('lead_status') && leadStatusTo.includes(norm(now.lead_status)))
+	);
+}
+
+/** The event id's last part for a change without `updated_at`: chained from the record before it. */
+function chainedId(stored: string, now: Watched): string {
+	return `h${createHash('sha256').update(`${stored}|${JSON.stringify(now)}`).digest('base64url').slice(0, 8)}`;
+}
+
+function recordMs(value: number | null): number | null {
+	return value !== null && value >= 0 && value < MAX_RECORD_MS ? value : null;
+}
+
+export function detectUpdates(input: DetectInput): DetectResult {
+	const { memory, settings, now } = input;
+	const selected = selectedFields(settings.fields);
+	// The contact is kept (sealed: about 90 of a record's 130 bytes) only when it is watched.
+	const keepContact = settings.fields.includes('contact');
+	const sealOf = (id: string, request: BookingRequest, current: Watched) => (keepContact ? seal(id, current.contact ?? contactOf(request)) : '');
+	const changes: RequestChange[] = [];
+	for (const { request, rank } of watchedReadings(input.pages, settings.watchNewest).values()) {
+		if (!input.passed(request)) continue;
+		const id = request.id;
+		const record = memory.get(id);
+		const current = watchedOf(request);
+		const updatedAt = timestampMs(request.updated_at);
+		const at = updatedAt !== null && updatedAt <= now + 1000 ? updatedAt : now;
+		const reportable = input.form === undefined || request.form_id === input.form;
+		if (!record) {
+			const created = timestampMs(request.created_at);
+			const existedAtActivation = created === null || created <= input.since;
+			if (!input.baseline && existedAtActivation && updatedAt !== null && updatedAt > input.since && reportable && passesFilters(settings, 'unknown', current)) {
+				changes.push({ request, eventId: `request.updated:${id}:${updatedAt}`, at, changedFields: [], previous: null });
+			}
+			memory.set(id, { rank: rank ?? 0, updatedAt: recordMs(updatedAt), watched: current, sealed: sealOf(id, request, current) });
+			continue;
+		}
+		const before: Watched = { ...record.watched, contact: UpdatesMemory.contactOf(id, record) };
+		const changed = changedFields(before, current);
+		const contactChanged = before.contact === undefined || changed.some((field) => !['status', 'lead_status', 'internal_notes', 'completed_at'].includes(field));
+		memory.set(id, {
+			rank: rank ?? record.rank,
+			updatedAt: recordMs(updatedAt),
+			watched: current,
+			// Sealed again only when the contact changed: an unchanged record keeps its stored form.
+			sealed: !keepContact ? '' : contactChanged ? sealOf(id, request, current) : record.sealed,
+		});
+		const reported = changed.filter((field) => selected.has(field));
+		if (reported.length === 0 || !reportable || !passesFilters(settings, reported, current)) continue;
+		changes.push({
+			request,
+			// A change that did not move `updated_at` (or without one) is named by the chained hash.
+			eventId: `request.updated:${id}:${updatedAt !== null && updatedAt !== record.updatedAt ? updatedAt : chainedId(record.stored, current)}`,
+			at,
+			changedFields: CHANGE_FIELDS.filter((field) => reported.includes(field)),
+			previous: previousValues(before, reported),
+		});
+	}
+	const lowest = lowestWatchedRank(input.pages, settings.watchNewest);
+	const forgotten = lowest === undefined ? 0 : memory.forgetBelow(lowest);
+	changes.sort((a, b) => a.at - b.at);
+	return { changes, forgotten };
+}
