@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { formLocator } from '../shared/locators';
+import { EVENT_KINDS } from './events';
+import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestUpdated/detect';
 import { WATCH_PAGES_PER_POLL } from './planner/watched';
-import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './updates/detect';
 
 export const TRIGGER_DESCRIPTION =
 	'Starts a workflow when a customer leaves a booking unfinished, finishes a booking, or a new booking request arrives';
@@ -30,29 +31,10 @@ export const triggerProperties: INodeProperties[] = [
 		default: ['sessionAbandoned'],
 		description:
 			'What starts the workflow. Changing the events (or the form) starts afresh from the moment of the change.',
-		options: [
-			{
-				name: 'New Request',
-				value: 'requestCreated',
-				description: 'A customer sent a booking request',
-			},
-			{
-				name: 'Request Updated',
-				value: 'requestUpdated',
-				description:
-					"A booking request's status, lead status, internal notes, completion or contact details changed (among the newest requests: see the options)",
-			},
-			{
-				name: 'Session Abandoned',
-				value: 'sessionAbandoned',
-				description: 'A customer started a booking and left it unfinished for the "Abandoned After" time',
-			},
-			{
-				name: 'Session Completed',
-				value: 'sessionCompleted',
-				description: 'A customer finished a booking (also bookings made without a saved draft)',
-			},
-		],
+		// Each event's entry comes from its module (events/*.ts), listed by name as n8n's editor expects.
+		options: [...EVENT_KINDS]
+			.sort((a, b) => a.option.name.localeCompare(b.option.name))
+			.map((kind) => ({ name: kind.option.name, value: kind.value, description: kind.option.description })),
 	},
 	{
 		displayName: 'Abandoned After (Minutes)',

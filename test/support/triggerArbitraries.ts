@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 
-import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
-import type { WatchGroup } from '../../nodes/BookingRequestsTrigger/updates/fields';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { WatchGroup } from '../../nodes/BookingRequestsTrigger/memory/requests/watched';
 import type { Activity, ContactKind, FuzzSettings, Program, RequestChangeSpec, Step } from './triggerProgram';
 import { DAY, FORMS } from './triggerProgram';
 import { MIN } from './triggerWorld';

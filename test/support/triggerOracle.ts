@@ -16,7 +16,8 @@
  *   event and poll times; between the earliest and latest reading of a rule, either answer is allowed.
  * Violations are tagged so that each property checks its own part.
  */
-import type { TriggerEvent, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
+import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/model/event';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import type { Period, PollRecord, Program, RequestHistory, RequestVersion, Run, SessionHistory } from './triggerProgram';
 import { DAY, VERSION_FIELDS } from './triggerProgram';

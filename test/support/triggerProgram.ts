@@ -14,13 +14,15 @@
  * as the node does with workflow static data) and records what the world did and what each poll
  * emitted. It never looks inside the state.
  */
-import type { TriggerEvent, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
-import { listsFor } from '../../nodes/BookingRequestsTrigger/diff';
-import type { Budget, PageSource } from '../../nodes/BookingRequestsTrigger/fetch';
-import { pollChanges } from '../../nodes/BookingRequestsTrigger/fetch';
-import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state';
-import { readState } from '../../nodes/BookingRequestsTrigger/state';
-import type { ListItem } from '../../nodes/BookingRequestsTrigger/windows';
+import { listsFor } from '../../nodes/BookingRequestsTrigger/events';
+import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/model/event';
+import type { ListItem } from '../../nodes/BookingRequestsTrigger/model/pages';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
+import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
+import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
+import { decodeMemory, readState, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
+import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import { FORM_A, MIN, World, iso, makeRequest, makeSession } from './triggerWorld';
@@ -410,8 +412,8 @@ export class ProgramRunner {
 		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
 		const top = this.saved[this.saved.length - 1];
 		// As the node reads workflow static data: JSON, checked by readState (an unreadable one is a new baseline).
-		const previous: TriggerState | undefined = top ? readState(JSON.parse(JSON.stringify(top.state)), settings.trigger.fingerprint, listsFor(settings.trigger)) : undefined;
-		const result = await pollChanges(this.source(count, limit, options.churn ?? []), previous, settings.trigger, {
+		const previous: TriggerState | undefined = top ? readState(JSON.parse(JSON.stringify(top.state)), { fingerprint: settings.trigger.fingerprint, lists: listsFor(settings.trigger) }) : undefined;
+		const result = await pollChanges(this.source(count, limit, options.churn ?? []), previous && decodeMemory(previous, settings.trigger), settings.trigger, {
 			budget,
 			needsRequest: settings.includeRequest ? () => true : undefined,
 			localNow: () => this.world.now + this.skew,
@@ -431,8 +433,8 @@ export class ProgramRunner {
 			calls: count.calls,
 		};
 		this.polls.push(record);
-		if (result.state && options.save !== 'drop') {
-			this.saved.push({ state: JSON.parse(JSON.stringify(result.state)), poll: record.index });
+		if (result.memory && options.save !== 'drop') {
+			this.saved.push({ state: JSON.parse(JSON.stringify(writeMemory(result.memory))), poll: record.index });
 		}
 		return record;
 	}

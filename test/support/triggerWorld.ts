@@ -6,11 +6,15 @@
  * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them.
  */
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
-import type { TriggerEvent, TriggerSettings } from '../../nodes/BookingRequestsTrigger/diff';
-import type { Budget, PageSource, PollResult } from '../../nodes/BookingRequestsTrigger/fetch';
-import { pollChanges } from '../../nodes/BookingRequestsTrigger/fetch';
-import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state';
-import type { ListItem, ListName } from '../../nodes/BookingRequestsTrigger/windows';
+import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/model/event';
+import type { ListItem, ListName } from '../../nodes/BookingRequestsTrigger/model/pages';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
+import type { PollOptions, PollResult } from '../../nodes/BookingRequestsTrigger/poll/engine';
+import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
+import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
+import { decodeMemory, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
+import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 
 export const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
@@ -109,10 +113,26 @@ export interface WorldPollOptions extends ReadHooks {
 }
 
 export interface WorldPoll extends PollResult {
+	/** The next state as the node stores it (state/codec.ts writes it); undefined when nothing could be read. */
+	state: TriggerState | undefined;
 	ids: string[];
 	/** Calls made per kind in this poll. */
 	pages: { sessions: number; requests: number };
 	totalCalls: number;
+}
+
+/**
+ * One poll on a stored state, as the node does it: the state decoded once before the poll (state/codec.ts)
+ * and the next one written once after it (`state`: undefined when nothing could be read).
+ */
+export async function pollState(
+	source: PageSource,
+	previous: TriggerState | undefined,
+	settings: TriggerSettings,
+	options: PollOptions,
+): Promise<PollResult & { state: TriggerState | undefined }> {
+	const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
+	return { ...result, state: result.memory && writeMemory(result.memory) };
 }
 
 /** A customer's contact as the widget's draft holds it (`data.contact`) and as a request holds it. */
@@ -245,7 +265,7 @@ export class World {
 		const count = { pages: { sessions: 0, requests: 0 }, calls: 0 };
 		const limit = options.budget ?? Infinity;
 		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
-		const result = await pollChanges(this.source(options, count, limit), previous, settings, {
+		const result = await pollState(this.source(options, count, limit), previous, settings, {
 			budget,
 			needsRequest: options.needsRequest,
 			localNow: () => this.now,

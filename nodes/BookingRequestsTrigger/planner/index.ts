@@ -15,11 +15,14 @@
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
  *    upward, then downward from there (windows.ts says why that is exact).
  */
-import type { TriggerSettings } from '../diff';
-import { listsFor, locatedBelow, windowsOf } from '../diff';
-import type { TriggerState } from '../state';
-import type { ListName, PageObservation, Window } from '../windows';
-import { readBounds } from '../windows';
+import { listsFor } from '../events';
+import type { TriggerMemory } from '../model/memory';
+import type { ListName, PageObservation } from '../model/pages';
+import { pollNow } from '../model/pages';
+import type { TriggerSettings } from '../model/settings';
+import type { Window } from '../model/windows';
+import { locatedBelow } from '../rules/advance';
+import { windowsOf } from '../rules/evaluate';
 import type { PageRequest } from './listView';
 import { ListView, pageOf } from './listView';
 import { pacedShares, pagesToReach, paceOf, reach, shareBudget as shareBudgetOf } from './pace';
@@ -34,7 +37,7 @@ export type { PageRequest } from './listView';
 export { shareBudget } from './pace';
 
 export interface PlanInput {
-	previous: TriggerState | undefined;
+	previous: TriggerMemory | undefined;
 	settings: TriggerSettings;
 	/** Every page read in this poll, in order: the driver appends each answer before resuming the plan. */
 	pages: PageObservation[];
@@ -50,18 +53,6 @@ const SLACK_PAGES = 2;
 const QUICK_PAGES = 2;
 /** The session windows are read as one run when the band between them is at most 1/this of the pages left. */
 const ONE_RUN_FACTOR = 3;
-
-/**
- * The poll's "now" on the API server's clock, after the first pages: the `Date` headers (1 s
- * resolution, so up to a second late) raised to the newest timestamp read when that is within the
- * second after its answer's `Date` (it happened, so it is not in the future). Never later than the
- * server's real time.
- */
-export function pollNow(pages: PageObservation[], fallbackNow: number): number {
-	if (pages.length === 0) return fallbackNow;
-	const bounds = readBounds(pages, fallbackNow);
-	return bounds.get(pages[pages.length - 1].seq) as number;
-}
 
 export class Planner {
 	/** The poll's now (set after the first pages). */
@@ -97,7 +88,7 @@ export class Planner {
 			// Baseline: find where the abandonment horizon starts, so the next polls can go straight there.
 			if (lists.sessions) {
 				const horizon = this.now - settings.abandonedAfterMs;
-				if (locatedBelow(this.input.pages, 'sessions', horizon) === undefined) yield* locate(this.view, this.gate, 'sessions', (at) => at <= horizon, 2);
+				if (locatedBelow(this.input.pages, 'sessions', horizon) === undefined) yield* locate({ view: this.view, read: this.gate, list: 'sessions' }, (at) => at <= horizon, 2);
 			}
 		} else {
 			this.windows = windowsOf(previous, settings, this.now);
@@ -273,7 +264,7 @@ export class Planner {
 					: target.fromTop
 						? (view.lastRead(list)?.page ?? 1) + 1
 						: view.startGuess(window);
-			bottom = yield* locate(view, this.gate, list, isStop, guess);
+			bottom = yield* locate({ view, read: this.gate, list }, isStop, guess);
 			if (bottom === undefined || covered(view, target)) return;
 			stopOpensPage = stopAtPageStart(view, list, bottom, isStop);
 		}
@@ -282,7 +273,7 @@ export class Planner {
 			start = Math.min(bottom, view.startGuess(window));
 			// The window may fit: make sure the run starts above its top (the probe is the run's first page).
 			if (bottom - start + 1 <= left()) {
-				const found = yield* locateStart(view, this.gate, list, window.hi, start, bottom);
+				const found = yield* locateStart({ view, read: this.gate, list }, window.hi, { guess: start, bottom });
 				if (found === undefined || covered(view, target)) return;
 				start = found;
 			}

@@ -2,9 +2,10 @@
  * What the poll has read of each list so far, and where the saved state says a timestamp lies in it:
  * the planner's view of the lists. Pure reads of the poll's pages and the previous state; no decision.
  */
-import type { TriggerState } from '../state';
-import type { ListName, PageObservation, Run, Window } from '../windows';
-import { runsOf } from '../windows';
+import type { TriggerMemory } from '../model/memory';
+import type { ListName, PageObservation, Run } from '../model/pages';
+import { runsOf } from '../model/pages';
+import type { Window } from '../model/windows';
 
 export interface PageRequest {
 	list: ListName;
@@ -26,7 +27,7 @@ export class ListView {
 	constructor(
 		/** Every page read in this poll, in order (the driver appends each answer). */
 		readonly pages: PageObservation[],
-		private readonly previous: TriggerState | undefined,
+		private readonly previous: TriggerMemory | undefined,
 	) {}
 
 	lastRead(list: ListName): PageObservation | undefined {

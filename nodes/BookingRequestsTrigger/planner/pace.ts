@@ -4,7 +4,7 @@
  * others get to (the frontier, diff.ts): no page is read for nothing.
  */
 import { isLastPage } from '../../shared/transport/pageReader';
-import { hasRequest, sortTime, topTime } from '../windows';
+import { hasRequest, sortTime, topTime } from '../model/pages';
 import type { ListView } from './listView';
 import type { Target } from './target';
 

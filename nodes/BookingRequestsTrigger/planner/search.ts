@@ -3,8 +3,8 @@
  * a guess, then bisection. Pages already read in this poll are used without a call.
  */
 import { isLastPage } from '../../shared/transport/pageReader';
-import type { ListItem, ListName, PageObservation } from '../windows';
-import { sortTime, topTime } from '../windows';
+import type { ListItem, ListName, PageObservation } from '../model/pages';
+import { sortTime, topTime } from '../model/pages';
 import type { ListView, PageRequest } from './listView';
 
 export type Plan<T> = Generator<PageRequest, T, void>;
@@ -12,6 +12,13 @@ export type StopTest = (time: number, item: ListItem) => boolean;
 
 /** Asks for a page when the poll can afford it (undefined: stop). */
 export type ReadGate = (list: ListName, page: number) => PageRequest | undefined;
+
+/** A search of one list: what the poll read of it, and the gate that asks for more. */
+export interface ListSearch {
+	view: ListView;
+	read: ReadGate;
+	list: ListName;
+}
 
 function classify(page: PageObservation, isStop: StopTest): 'above' | 'contains' | 'below' {
 	const dated = page.items.filter((item) => sortTime(page.list, item) !== null);
@@ -27,7 +34,8 @@ function classify(page: PageObservation, isStop: StopTest): 'above' | 'contains'
  * ordered so that it holds from some position on; found from a guess by galloping then bisecting.
  * Undefined when the budget ran out first.
  */
-export function* locate(view: ListView, read: ReadGate, list: ListName, isStop: StopTest, guess: number): Plan<number | undefined> {
+export function* locate(search: ListSearch, isStop: StopTest, guess: number): Plan<number | undefined> {
+	const { view, read, list } = search;
 	let above = 0;
 	let below = Infinity;
 	let step = 1;
@@ -63,10 +71,11 @@ export function* locate(view: ListView, read: ReadGate, list: ListName, isStop: 
 }
 
 /** The page holding the last item above `time` (where a downward run over (…, time] must start). */
-export function* locateStart(view: ListView, read: ReadGate, list: ListName, time: number, guess: number, bottom: number): Plan<number | undefined> {
-	const page = yield* locate(view, read, list, (at) => at <= time, Math.min(guess, bottom));
+export function* locateStart(search: ListSearch, time: number, range: { guess: number; bottom: number }): Plan<number | undefined> {
+	const { bottom } = range;
+	const page = yield* locate(search, (at) => at <= time, Math.min(range.guess, bottom));
 	if (page === undefined) return undefined;
-	const observed = view.latestOfPage(list, page);
+	const observed = search.view.latestOfPage(search.list, page);
 	const top = observed ? topTime(observed) : null;
 	const start = top === null || top <= time ? Math.max(1, page - 1) : page;
 	return Math.min(start, bottom);

@@ -2,8 +2,10 @@
  * A target: one window (or both session windows as one run) to bring up to date in this poll, and
  * what the poll's reads already prove about it (windows.ts).
  */
-import type { ListName, Window } from '../windows';
-import { coverageByRun, runsOf } from '../windows';
+import type { ListName } from '../model/pages';
+import { runsOf } from '../model/pages';
+import type { Window } from '../model/windows';
+import { coverageByRun, isStop } from '../model/windows';
 import type { ListView } from './listView';
 import type { StopTest } from './search';
 
@@ -16,9 +18,9 @@ export interface Target {
 	completions?: Window;
 }
 
-/** The stop of a window (windows.ts): an item at or below its floor, or a handled item of the tie being drained. */
+/** The stop of a window as a search tests it (model/windows.ts `isStop`). */
 export function stopOf(window: Window): StopTest {
-	return (time, item) => time <= window.lo || (window.tie !== undefined && time === window.tie && window.done.has(time, item.id));
+	return (time, item) => isStop(window, time, item);
 }
 
 /** Whether the target's window is covered by what was read. */

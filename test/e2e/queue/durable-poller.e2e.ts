@@ -17,7 +17,7 @@
  *  5d. a backlog of bookings made without a draft, whose contacts (Simplify) come from their booking
  *      requests: read from request-list pages, so it arrives in a few polls, not one event per call.
  */
-import { STATE_VERSION } from '../../../nodes/BookingRequestsTrigger/state';
+import { STATE_VERSION } from '../../../nodes/BookingRequestsTrigger/state/format';
 import { hashKey, type Session } from '../../../sandbox';
 import { sleep } from '../../../harness/n8n/process';
 import { acceptedIn, FINISHED, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';

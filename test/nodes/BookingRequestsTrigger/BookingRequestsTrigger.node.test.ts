@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { runningPolls } from '../../../nodes/BookingRequestsTrigger/runningPolls';
+import { runningPolls } from '../../../nodes/BookingRequestsTrigger/poll/runningPolls';
 import { setRetryRulesForTests } from '../../../nodes/shared/transport/limiter/registry';
 import { createHarness, TRIGGER_TYPE } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';

@@ -8,7 +8,7 @@
  * keeps one call's time as headroom). The same shapes run over HTTP in costs.http.test.ts and at the
  * real 1 request/s in the bench.
  */
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/diff';
+import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
 import type { BacklogShape, BacklogWorld } from '../../../harness/backlogShapes';
 import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, SHAPES, totalEvents } from '../../../harness/backlogShapes';
 import type { LogEntry } from '../../support/triggerWorld';

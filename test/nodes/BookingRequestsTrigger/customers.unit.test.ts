@@ -3,17 +3,9 @@
  * customer, and the hashed customer memories behind them. Pure: the trigger's real poll loop against
  * the in-memory list model (test/support/triggerWorld.ts).
  */
-import {
-	BOOKED_RETENTION_DAYS,
-	BookedMemory,
-	customerCodes,
-	packId,
-	REMINDED_RETENTION_DAYS,
-	RemindedMemory,
-	unpackId,
-} from '../../../nodes/BookingRequestsTrigger/customers';
-import { DAY_MS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory';
-import { readState } from '../../../nodes/BookingRequestsTrigger/state';
+import { BOOKED_RETENTION_DAYS, BookedMemory, customerCodes, packId, REMINDED_RETENTION_DAYS, RemindedMemory, unpackId } from '../../../nodes/BookingRequestsTrigger/memory/customers';
+import { DAY_MS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory/seen';
+import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
 import type { Customer } from '../../support/triggerWorld';
 import { FORM_A, makeSettings, MIN, newCustomer, Runner, T0, World } from '../../support/triggerWorld';
 
@@ -313,7 +305,7 @@ describe('state', () => {
 		expect(abandonedIds(runner)).toEqual([left.id]);
 		const { booked: _b, reminded: _r, ...sessions } = runner.state!.sessions!;
 		const v2 = JSON.parse(JSON.stringify({ ...runner.state, v: 2, sessions }));
-		const upgraded = readState(v2, 'fp-1', { sessions: true, requests: true });
+		const upgraded = readState(v2, { fingerprint: 'fp-1', lists: { sessions: true, requests: true } });
 		expect(upgraded?.sessions?.seen).toEqual(sessions.seen);
 		expect(upgraded?.requests).toEqual({ floor: v2.polledAt, done: {} });
 		// the upgraded node (Skip Customers Who Booked on) goes on from there

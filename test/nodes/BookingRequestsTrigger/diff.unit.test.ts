@@ -2,9 +2,10 @@
  * The trigger's rules, tested through its real poll loop, planner and rules (fetch.ts `pollChanges`)
  * on the in-memory list model (test/support/triggerWorld.ts): no n8n, no HTTP.
  */
-import { evaluate, windowsOf } from '../../../nodes/BookingRequestsTrigger/diff';
-import { EDGE_WINDOW_MS, readState } from '../../../nodes/BookingRequestsTrigger/state';
-import type { PageObservation } from '../../../nodes/BookingRequestsTrigger/windows';
+import { evaluate, windowsOf } from '../../../nodes/BookingRequestsTrigger/rules/evaluate';
+import { EDGE_WINDOW_MS } from '../../../nodes/BookingRequestsTrigger/model/pages';
+import { decodeMemory, readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
+import type { PageObservation } from '../../../nodes/BookingRequestsTrigger/model/pages';
 import { FORM_A, MIN, Runner, T0, World, iso, makeRequest, makeSession, makeSettings } from '../../support/triggerWorld';
 
 const DELAY = 30 * MIN;
@@ -522,7 +523,7 @@ describe('null and odd timestamps', () => {
 		const fresh = makeSession({ updated_at: iso(T0 + 1000), request_id: '11111111-1111-4111-8111-111111111111' });
 		const old = makeSession({ updated_at: iso(T0 - 2 * DELAY) });
 		const page: PageObservation = { list: 'sessions', page: 1, perPage: 100, total: 5, items: [...nulls, fresh, old], serverDate: T0 + 2000, seq: 0 };
-		const evaluation = evaluate(windowsOf(state, settings, T0 + 2000), [page], T0 + 2000);
+		const evaluation = evaluate(windowsOf(decodeMemory(state, settings), settings, T0 + 2000), [page], T0 + 2000);
 		expect(evaluation.outcomes.every((outcome) => outcome.complete)).toBe(true);
 		expect(evaluation.candidates.map((candidate) => candidate.id)).toEqual([fresh.id]);
 	});
@@ -594,7 +595,7 @@ describe('state across restarts and lost saves', () => {
 		world.advance(DELAY + MIN);
 		await runner.poll();
 		const stored = JSON.parse(JSON.stringify(runner.state));
-		expect(readState(stored, settings.fingerprint, { sessions: true, requests: true })).toEqual(runner.state);
+		expect(readState(stored, { fingerprint: settings.fingerprint, lists: { sessions: true, requests: true } })).toEqual(runner.state);
 	});
 });
 
@@ -611,7 +612,7 @@ describe('reset on filter or events change', () => {
 		world.advance(MIN);
 		const unseen = world.addRequest(); // happened while the trigger was being reconfigured
 		const changed = makeSettings({ fingerprint: 'fp-2' });
-		const previous = readState(JSON.parse(JSON.stringify(runner.state)), changed.fingerprint, { sessions: true, requests: true });
+		const previous = readState(JSON.parse(JSON.stringify(runner.state)), { fingerprint: changed.fingerprint, lists: { sessions: true, requests: true } });
 		expect(previous).toBeUndefined();
 		const reset = await world.poll(previous, changed);
 		expect(reset.baseline).toBe(true);
@@ -632,33 +633,33 @@ describe('reset on filter or events change', () => {
 		const runner = new Runner(world, makeSettings());
 		await runner.poll();
 		const stored = JSON.parse(JSON.stringify(runner.state));
-		expect(readState(stored, 'fp-1', { sessions: true, requests: true })).toBeDefined();
+		expect(readState(stored, { fingerprint: 'fp-1', lists: { sessions: true, requests: true } })).toBeDefined();
 		// No session event left: the session windows and memories go, the request window stays.
-		const requestsOnly = readState(stored, 'fp-1', { sessions: false, requests: true });
+		const requestsOnly = readState(stored, { fingerprint: 'fp-1', lists: { sessions: false, requests: true } });
 		expect(requestsOnly?.sessions).toBeUndefined();
 		expect(requestsOnly?.requests).toEqual(stored.requests);
 		// Session events added to a state without sessions: they start from the last poll (needs the selection).
 		const { sessions: _sessions, ...withoutSessions } = stored;
-		expect(readState(withoutSessions, 'fp-1', { sessions: true, requests: true })).toBeUndefined();
-		expect(readState(withoutSessions, 'fp-1', { sessions: true, requests: true }, undefined, { events: 'an', abandonedAfterMs: DELAY })?.sessions).toEqual({
+		expect(readState(withoutSessions, { fingerprint: 'fp-1', lists: { sessions: true, requests: true } })).toBeUndefined();
+		expect(readState(withoutSessions, { fingerprint: 'fp-1', lists: { sessions: true, requests: true }, selection: { events: 'an', abandonedAfterMs: DELAY } })?.sessions).toEqual({
 			completions: { floor: stored.polledAt, done: {} },
 			horizon: { floor: stored.polledAt - DELAY, done: {} },
 			checkpoints: [],
 			seen: {},
 		});
 		// Session Completed added: its window (not kept up to date while off) starts from the last poll.
-		const added = readState({ ...stored, ev: 'a' }, 'fp-1', { sessions: true, requests: true }, undefined, { events: 'ac', abandonedAfterMs: DELAY });
+		const added = readState({ ...stored, ev: 'a' }, { fingerprint: 'fp-1', lists: { sessions: true, requests: true }, selection: { events: 'ac', abandonedAfterMs: DELAY } });
 		expect(added?.sessions?.completions).toEqual({ floor: stored.polledAt, done: {} });
 		expect(added?.sessions?.horizon).toEqual(stored.sessions.horizon);
 		expect(added?.ev).toBe('ac');
 		// The request list is read for more than New Request (Skip Customers Who Booked): its window is
 		// dropped when no longer needed, and added from the last poll when needed (no new baseline).
-		expect(readState(stored, 'fp-1', { sessions: true, requests: false })?.requests).toBeUndefined();
+		expect(readState(stored, { fingerprint: 'fp-1', lists: { sessions: true, requests: false } })?.requests).toBeUndefined();
 		const { requests: _dropped, ...withoutRequests } = stored;
-		expect(readState(withoutRequests, 'fp-1', { sessions: true, requests: true })?.requests).toEqual({ floor: stored.polledAt, done: {} });
-		expect(readState({ ...stored, v: 1 }, 'fp-1', { sessions: true, requests: true })).toBeUndefined();
-		expect(readState('garbage', 'fp-1', { sessions: true, requests: true })).toBeUndefined();
+		expect(readState(withoutRequests, { fingerprint: 'fp-1', lists: { sessions: true, requests: true } })?.requests).toEqual({ floor: stored.polledAt, done: {} });
+		expect(readState({ ...stored, v: 1 }, { fingerprint: 'fp-1', lists: { sessions: true, requests: true } })).toBeUndefined();
+		expect(readState('garbage', { fingerprint: 'fp-1', lists: { sessions: true, requests: true } })).toBeUndefined();
 		const v1 = { v: 1, fp: 'fp-1', since: T0, polledAt: T0, skewMs: 0, requests: { cursor: T0, edge: [] } };
-		expect(readState(v1, 'fp-1', { sessions: false, requests: true })).toBeUndefined();
+		expect(readState(v1, { fingerprint: 'fp-1', lists: { sessions: false, requests: true } })).toBeUndefined();
 	});
 });

@@ -4,11 +4,12 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import { CallBudget, apiSource, pollChanges } from '../../../nodes/BookingRequestsTrigger/fetch';
+import { CallBudget } from '../../../nodes/BookingRequestsTrigger/poll/budget';
+import { apiSource } from '../../../nodes/BookingRequestsTrigger/poll/source';
 import { setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
 import type { BookingRequest } from '../../../nodes/shared/types';
 import { stubListServer } from '../../support/stubList';
-import { MIN, T0, iso, makeRequest, makeSettings } from '../../support/triggerWorld';
+import { MIN, T0, iso, makeRequest, makeSettings, pollState } from '../../support/triggerWorld';
 
 jest.setTimeout(60_000);
 
@@ -42,7 +43,7 @@ describe('pollChanges over HTTP', () => {
 		const requests: BookingRequest[] = Array.from({ length: 50 }, (_, i) => makeRequest({ created_at: iso(T0 - (i + 1) * MIN) }));
 		const sorted = () => [...requests].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
 		const { ctx, calls } = stubListServer(sorted, { date: () => now });
-		const baseline = await pollChanges(apiSource(ctx, undefined), undefined, settings, { budget: new CallBudget(Date.now() + 60_000), localNow: () => now });
+		const baseline = await pollState(apiSource(ctx, undefined), undefined, settings, { budget: new CallBudget(Date.now() + 60_000), localNow: () => now });
 		now += MIN;
 		for (let i = 0; i < 1200; i++) requests.push(makeRequest({ created_at: iso(T0 + 1000 + i * 10) }));
 		now += MIN;
@@ -50,7 +51,7 @@ describe('pollChanges over HTTP', () => {
 		const deadline = Date.now() + 5_000;
 		calls.length = 0;
 		const started = Date.now();
-		const first = await pollChanges(apiSource(ctx, undefined, deadline), baseline.state, settings, { budget: new CallBudget(deadline), localNow: () => now });
+		const first = await pollState(apiSource(ctx, undefined, { deadline }), baseline.state, settings, { budget: new CallBudget(deadline), localNow: () => now });
 		expect(Date.now() - started).toBeLessThan(5_000);
 		expect(first.cut).toBe(true);
 		expect(first.events.length).toBeGreaterThan(0);
@@ -62,7 +63,7 @@ describe('pollChanges over HTTP', () => {
 		const seen = [...first.events.map((event) => event.eventId)];
 		let state = first.state;
 		for (let i = 0; i < 5; i++) {
-			const next = await pollChanges(apiSource(ctx, undefined), state, settings, { budget: new CallBudget(Date.now() + 60_000), localNow: () => now });
+			const next = await pollState(apiSource(ctx, undefined), state, settings, { budget: new CallBudget(Date.now() + 60_000), localNow: () => now });
 			seen.push(...next.events.map((event) => event.eventId));
 			state = next.state;
 			if (!next.cut) break;
@@ -72,7 +73,7 @@ describe('pollChanges over HTTP', () => {
 
 	it('nothing read before the deadline: no events and no new state (the stored state stays)', async () => {
 		const { ctx } = stubListServer(() => [makeRequest()], { date: () => T0 });
-		const result = await pollChanges(apiSource(ctx, undefined, Date.now() + 500), undefined, settings, { budget: new CallBudget(Date.now() + 500) });
+		const result = await pollState(apiSource(ctx, undefined, { deadline: Date.now() + 500 }), undefined, settings, { budget: new CallBudget(Date.now() + 500) });
 		expect(result).toMatchObject({ events: [], state: undefined, cut: true });
 	});
 
@@ -90,7 +91,7 @@ describe('pollChanges over HTTP', () => {
 			skewMs: 0,
 			requests: { floor: T0, done: {} },
 		};
-		const error = await pollChanges(apiSource(ctx, undefined), state, settings, { budget: new CallBudget(Date.now() + 30_000) }).catch((e: unknown) => e);
+		const error = await pollState(apiSource(ctx, undefined), state, settings, { budget: new CallBudget(Date.now() + 30_000) }).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as Error).message).toMatch(/page 2 of \/api\/v1\/requests repeated only items of earlier pages; the server may ignore the "page" parameter/);
 	});

@@ -6,8 +6,8 @@
  * once, on its copy at that time (a draft saved or completed meanwhile is judged where it is now), no
  * id in clear in the state, and a state written by this version read back (or refused) whole.
  */
-import { readState } from '../../../nodes/BookingRequestsTrigger/state';
-import { listsFor } from '../../../nodes/BookingRequestsTrigger/diff';
+import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
+import { listsFor } from '../../../nodes/BookingRequestsTrigger/events';
 import type { BookingSession } from '../../../nodes/shared/types';
 import { makeSettings, MIN, Runner, World } from '../../support/triggerWorld';
 
@@ -64,7 +64,7 @@ test('drafts under a backlog are held after the first read, and only their pages
 	expect(runner.count('session.completed')).toBe(2_000);
 	expect(runner.state?.sessions?.held).toBeUndefined();
 	// read back: the state with held sessions is valid as it is
-	expect(readState(JSON.parse(text), settings.fingerprint, listsFor(settings))?.sessions?.held).toEqual(held);
+	expect(readState(JSON.parse(text), { fingerprint: settings.fingerprint, lists: listsFor(settings) })?.sessions?.held).toEqual(held);
 	// 2,250 sessions (23 pages): the first poll read the bottom ones, drafts (pages 21-23) and bookings;
 	// read again later: the drafts' pages and the page above them (where their run starts), and the top
 	// page of the first run (the completions' floor lies on it), nothing else
@@ -111,11 +111,11 @@ test('a state with a malformed held part is not read (a new baseline), never a c
 		sessions: { completions: { floor: world.now, done: {} }, horizon: { floor: world.now, done: {} }, checkpoints: [], seen: {} },
 	};
 	const lists = listsFor(settings);
-	expect(readState(base, settings.fingerprint, lists)).toBeDefined();
+	expect(readState(base, { fingerprint: settings.fingerprint, lists: lists })).toBeDefined();
 	const withHeld = (held: unknown) => ({ ...base, sessions: { ...base.sessions, held } });
-	expect(readState(withHeld({ floor: world.now, done: {}, codes: { [String(world.now + 1)]: 'AAAAAAAA' }, topBelow: 3 }), settings.fingerprint, lists)?.sessions?.held?.topBelow).toBe(3);
-	expect(readState(withHeld({ floor: world.now, done: {}, codes: { x: 'AAAAAAAA' } }), settings.fingerprint, lists)).toBeUndefined();
-	expect(readState(withHeld({ floor: world.now, done: {}, codes: { [String(world.now)]: 'short' } }), settings.fingerprint, lists)).toBeUndefined();
-	expect(readState(withHeld({ floor: world.now, done: {}, codes: {}, topBelow: -1 }), settings.fingerprint, lists)).toBeUndefined();
-	expect(readState(withHeld({ done: {}, codes: {} }), settings.fingerprint, lists)).toBeUndefined();
+	expect(readState(withHeld({ floor: world.now, done: {}, codes: { [String(world.now + 1)]: 'AAAAAAAA' }, topBelow: 3 }), { fingerprint: settings.fingerprint, lists: lists })?.sessions?.held?.topBelow).toBe(3);
+	expect(readState(withHeld({ floor: world.now, done: {}, codes: { x: 'AAAAAAAA' } }), { fingerprint: settings.fingerprint, lists: lists })).toBeUndefined();
+	expect(readState(withHeld({ floor: world.now, done: {}, codes: { [String(world.now)]: 'short' } }), { fingerprint: settings.fingerprint, lists: lists })).toBeUndefined();
+	expect(readState(withHeld({ floor: world.now, done: {}, codes: {}, topBelow: -1 }), { fingerprint: settings.fingerprint, lists: lists })).toBeUndefined();
+	expect(readState(withHeld({ done: {}, codes: {} }), { fingerprint: settings.fingerprint, lists: lists })).toBeUndefined();
 });

@@ -1,9 +1,10 @@
 /**
  * items.ts as a pure function of (events, options, form names): no n8n, no API.
  */
-import { idleMinutes, keepsEvent, needsRequest, shapeItems } from '../../../nodes/BookingRequestsTrigger/items';
-import type { ItemOptions } from '../../../nodes/BookingRequestsTrigger/items';
-import type { TriggerEvent } from '../../../nodes/BookingRequestsTrigger/diff';
+import { idleMinutes, keepsEvent, needsRequest } from '../../../nodes/BookingRequestsTrigger/output/items';
+import { shapeItems } from '../../../nodes/BookingRequestsTrigger/poll/items';
+import type { ItemOptions } from '../../../nodes/BookingRequestsTrigger/output/items';
+import type { TriggerEvent } from '../../../nodes/BookingRequestsTrigger/model/event';
 import { FORM_A, MIN, T0, iso, makeRequest, makeSession } from '../../support/triggerWorld';
 
 const NOW = T0 + 120 * MIN;

@@ -2,9 +2,9 @@
  * The poll's memories are decoded once from the saved state and encoded once at its end (memories.ts,
  * issue 26 item 9); the decisions read them through an overlay that never changes the decoded copy.
  */
-import { BookedMemory, customerCodes, RemindedMemory } from '../../../nodes/BookingRequestsTrigger/customers';
-import { SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory';
-import { decodeMemories, DecisionMemory } from '../../../nodes/BookingRequestsTrigger/memories';
+import { BookedMemory, customerCodes, RemindedMemory } from '../../../nodes/BookingRequestsTrigger/memory/customers';
+import { SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory/seen';
+import { DecisionMemory, emptyCustomers } from '../../../nodes/BookingRequestsTrigger/events/context';
 import { makeSettings, MIN, newCustomer, Runner, T0, World } from '../../support/triggerWorld';
 
 afterEach(() => jest.restoreAllMocks());
@@ -35,7 +35,7 @@ test('a poll decodes each memory once and encodes it once, whatever its events a
 
 test('the decisions see the saved memories plus their own additions, and leave the decoded copy as it was', () => {
 	const codes = customerCodes({ email: 'bo@example.com' });
-	const saved = decodeMemories(undefined, { booked: true, reminded: true });
+	const saved = emptyCustomers();
 	saved.seen.add('s-1', T0);
 	saved.booked.add(codes, T0);
 	saved.reminded.add({ codes, sessionId: 's-1', activity: T0 - MIN, at: T0 });

@@ -22,10 +22,10 @@
  *   at most 30 days before, the latest one).
  */
 import { customerKeys } from '../../../nodes/shared/customer';
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/diff';
-import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state';
+import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingRequest, BookingSession } from '../../../nodes/shared/types';
-import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/memory';
+import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/memory/seen';
 import type { Customer, LogEntry } from '../../support/triggerWorld';
 import { entryOf, makeSettings, MIN, newCustomer, World } from '../../support/triggerWorld';
 import { mulberry32 } from '../../../sandbox/seed';

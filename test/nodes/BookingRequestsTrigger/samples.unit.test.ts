@@ -1,4 +1,5 @@
-import { pickSamples, SAMPLES_PER_EVENT } from '../../../nodes/BookingRequestsTrigger/samples';
+import { pickSamples } from '../../../nodes/BookingRequestsTrigger/events';
+import { SAMPLES_PER_EVENT } from '../../../nodes/BookingRequestsTrigger/output/samples';
 import { MIN, T0, iso, makeRequest, makeSession, makeSettings } from '../../support/triggerWorld';
 
 describe('samples for "Fetch Test Event"', () => {

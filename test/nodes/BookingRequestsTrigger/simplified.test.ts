@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { clearFormNamesCache, FORM_NAMES_TTL_MS, formNamesFor } from '../../../nodes/BookingRequestsTrigger/formNames';
+import { clearFormNamesCache, FORM_NAMES_TTL_MS, formNamesFor } from '../../../nodes/BookingRequestsTrigger/poll/formNames';
 import { createHarness } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
 import { startSandbox } from '../../../sandbox';

@@ -2,9 +2,13 @@
  * The trigger's state: compact memories (hashed ids), their bounds and sizes, reading a stored state
  * back, checkpoints, and the server's time.
  */
-import { PollClock } from '../../../nodes/BookingRequestsTrigger/fetch';
-import { CODE_LENGTH, DAY_MS, KeySet, SEEN_LIMIT, SEEN_RETENTION_DAYS, SeenMemory, codeOf } from '../../../nodes/BookingRequestsTrigger/memory';
-import { MAX_CHECKPOINTS, pruneCheckpoints, readState, serverNow, timeOf } from '../../../nodes/BookingRequestsTrigger/state';
+import { PollClock } from '../../../nodes/BookingRequestsTrigger/poll/budget';
+import { CODE_LENGTH, KeySet, codeOf } from '../../../nodes/BookingRequestsTrigger/memory/keySet';
+import { DAY_MS, SEEN_LIMIT, SEEN_RETENTION_DAYS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory/seen';
+import { serverNow } from '../../../nodes/BookingRequestsTrigger/poll/budget';
+import { MAX_CHECKPOINTS, pruneCheckpoints } from '../../../nodes/BookingRequestsTrigger/rules/next';
+import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
+import { timeOf } from '../../../nodes/BookingRequestsTrigger/state/format';
 import { MIN, Runner, T0, World, makeSettings, uuid } from '../../support/triggerWorld';
 
 describe('hashed ids', () => {
@@ -150,7 +154,7 @@ describe('reading state back', () => {
 			skewMs: 0,
 			requests: { floor: T0, done: { [String(T0)]: codeOf('x') }, below: 3 },
 		};
-		const state = readState(raw, 'fp', { sessions: false, requests: true })!;
+		const state = readState(raw, { fingerprint: 'fp', lists: { sessions: false, requests: true } })!;
 		state.requests!.done[String(T0)] = '';
 		expect(raw.requests.done[String(T0)]).toBe(codeOf('x'));
 	});
@@ -158,18 +162,18 @@ describe('reading state back', () => {
 	it('refuses malformed parts (a new baseline, never an error)', () => {
 		const base = { v: 2, fp: 'fp', since: T0, polledAt: T0, skewMs: 0, requests: { floor: T0, done: {} } };
 		const lists = { sessions: false, requests: true };
-		expect(readState(base, 'fp', lists)).toBeDefined();
-		expect(readState({ ...base, requests: { floor: 'x', done: {} } }, 'fp', lists)).toBeUndefined();
-		expect(readState({ ...base, requests: { floor: T0, done: { [String(T0)]: 'short' } } }, 'fp', lists)).toBeUndefined();
-		expect(readState({ ...base, requests: { floor: T0, done: { soon: codeOf('x') } } }, 'fp', lists)).toBeUndefined();
-		expect(readState({ ...base, requests: { floor: T0, done: {}, below: -1 } }, 'fp', lists)).toBeUndefined();
-		expect(readState({ ...base, since: null }, 'fp', lists)).toBeUndefined();
-		expect(readState(base, 'other', lists)).toBeUndefined();
+		expect(readState(base, { fingerprint: 'fp', lists: lists })).toBeDefined();
+		expect(readState({ ...base, requests: { floor: 'x', done: {} } }, { fingerprint: 'fp', lists: lists })).toBeUndefined();
+		expect(readState({ ...base, requests: { floor: T0, done: { [String(T0)]: 'short' } } }, { fingerprint: 'fp', lists: lists })).toBeUndefined();
+		expect(readState({ ...base, requests: { floor: T0, done: { soon: codeOf('x') } } }, { fingerprint: 'fp', lists: lists })).toBeUndefined();
+		expect(readState({ ...base, requests: { floor: T0, done: {}, below: -1 } }, { fingerprint: 'fp', lists: lists })).toBeUndefined();
+		expect(readState({ ...base, since: null }, { fingerprint: 'fp', lists: lists })).toBeUndefined();
+		expect(readState(base, { fingerprint: 'other', lists: lists })).toBeUndefined();
 		const sessions = { completions: { floor: T0, done: {} }, horizon: { floor: T0, done: {} }, checkpoints: [[T0, 5]], seen: {} };
 		const withSessions = { ...base, requests: undefined, sessions };
-		expect(readState(withSessions, 'fp', { sessions: true, requests: false })).toBeDefined();
-		expect(readState({ ...withSessions, sessions: { ...sessions, checkpoints: [[T0]] } }, 'fp', { sessions: true, requests: false })).toBeUndefined();
-		expect(readState({ ...withSessions, sessions: { ...sessions, seen: { x: 'y' } } }, 'fp', { sessions: true, requests: false })).toBeUndefined();
+		expect(readState(withSessions, { fingerprint: 'fp', lists: { sessions: true, requests: false } })).toBeDefined();
+		expect(readState({ ...withSessions, sessions: { ...sessions, checkpoints: [[T0]] } }, { fingerprint: 'fp', lists: { sessions: true, requests: false } })).toBeUndefined();
+		expect(readState({ ...withSessions, sessions: { ...sessions, seen: { x: 'y' } } }, { fingerprint: 'fp', lists: { sessions: true, requests: false } })).toBeUndefined();
 	});
 });
 

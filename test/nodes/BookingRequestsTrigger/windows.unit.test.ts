@@ -1,10 +1,13 @@
 /**
  * What a run of pages proves about a window (windows.ts), and the planner's small pure helpers.
  */
-import { KeySet } from '../../../nodes/BookingRequestsTrigger/memory';
-import { pollNow, shareBudget } from '../../../nodes/BookingRequestsTrigger/planner';
-import type { ListItem, PageObservation, Window } from '../../../nodes/BookingRequestsTrigger/windows';
-import { coverageByRun, coverageOf, readBounds, runsOf } from '../../../nodes/BookingRequestsTrigger/windows';
+import { KeySet } from '../../../nodes/BookingRequestsTrigger/memory/keySet';
+import { pollNow } from '../../../nodes/BookingRequestsTrigger/model/pages';
+import { shareBudget } from '../../../nodes/BookingRequestsTrigger/planner';
+import type { ListItem, PageObservation } from '../../../nodes/BookingRequestsTrigger/model/pages';
+import type { Window } from '../../../nodes/BookingRequestsTrigger/model/windows';
+import { readBounds, runsOf } from '../../../nodes/BookingRequestsTrigger/model/pages';
+import { coverageByRun, coverageOf } from '../../../nodes/BookingRequestsTrigger/model/windows';
 import { T0, iso } from '../../support/triggerWorld';
 
 let seq = 0;

@@ -4,12 +4,13 @@
  * polls as the static data would be. The node over HTTP: requestUpdated.test.ts.
  */
 import type { BookingRequest } from '../../../../nodes/shared/types';
-import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/updates/detect';
-import type { RequestChange, UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/updates/detect';
-import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/updates/records';
-import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/updates/records';
-import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/updates/contactSeal';
-import type { PageObservation } from '../../../../nodes/BookingRequestsTrigger/windows';
+import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/detect';
+import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/detect';
+import type { UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/model/settings';
+import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';
+import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';
+import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/memory/requests/contactSeal';
+import type { PageObservation } from '../../../../nodes/BookingRequestsTrigger/model/pages';
 import { makeRequest } from '../../../support/triggerWorld';
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');

@@ -9,8 +9,8 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
-import type { Contact } from './fields';
-import { CONTACT_FIELDS } from './fields';
+import type { Contact } from './watched';
+import { CONTACT_FIELDS } from './watched';
 
 const FIELD_SEPARATOR = '\u001f';
 const NULL_FIELD = '\u0000';

@@ -10,15 +10,17 @@
  * That call never fails the poll: when the poll's time budget is spent or the call fails, the item
  * gets the name from an older entry if there is one, else `form_name: null`.
  */
-import { API_PATHS, MAX_PER_PAGE } from '../shared/constants';
-import { isDeadlineReached } from '../shared/transport/deadline';
-import type { ApiContext } from '../shared/transport/request';
-import { apiRequest, resolveTarget } from '../shared/transport/request';
-import { isRecord } from '../shared/utils';
+import { API_PATHS, MAX_PER_PAGE } from '../../shared/constants';
+import { isDeadlineReached } from '../../shared/transport/deadline';
+import type { ApiContext } from '../../shared/transport/request';
+import { apiRequest, resolveTarget } from '../../shared/transport/request';
+import { isRecord } from '../../shared/utils';
 
 export const FORM_NAMES_TTL_MS = 60 * 60_000;
 
-export type FormNames = ReadonlyMap<string, string | null>;
+import type { FormNames } from '../output/items';
+
+export type { FormNames } from '../output/items';
 
 interface Entry {
 	readAt: number;

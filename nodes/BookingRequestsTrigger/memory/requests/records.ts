@@ -7,12 +7,14 @@
  * A record: id code (8, memory.ts `codeOf`) · rank (5: the request's place counted from the END of the
  * list, stable while requests are added at the top) · updated_at ms (7, or `.`) · status and lead
  * status (3 each: an index in `values`, or `.`) · completed_at (7: ms or `#` + a hash, or `.`) · notes
- * hash (4, or `.`) · the sealed contact (contactSeal.ts, the rest; empty when not known).
+ * hash (4, or `.`) · the sealed contact (contactSeal.ts; empty when not known) · `~` and the change
+ * chain (6) when the record has one: the link that names a change made without moving `updated_at`
+ * (events/requestUpdated/detect.ts), so that a flip back and forth gets a new id each time.
  */
-import { decodeNumber, encodeNumber } from '../codec';
-import { codeOf } from '../memory';
+import { decodeNumber, encodeNumber } from '../numbers';
+import { codeOf } from '../keySet';
 import { unseal } from './contactSeal';
-import type { Contact, Watched } from './fields';
+import type { Contact, Watched } from './watched';
 
 export interface UpdatesState {
 	/** Server time Request Updated started watching (its first poll remembers without reporting). */
@@ -31,15 +33,15 @@ export interface WatchedRecord {
 	watched: Omit<Watched, 'contact'>;
 	/** The sealed contact as stored ('' when not known). */
 	sealed: string;
-	/** The record as it was stored (event ids of changes without `updated_at` chain from it). */
-	stored: string;
+	/** The last link of the chain of changes named by a hash (absent until the first one). */
+	chain?: string;
 }
 
 /** Distinct status / lead status values an index (3 characters) can point to: more than 5,000 records hold. */
 const MAX_VALUES = 64 ** 3;
 
 const NUM = '[A-Za-z0-9_-]';
-const RECORD_RE = new RegExp(`^(${NUM}{8})(${NUM}{5})(${NUM}{7}|\\.)(${NUM}{3}|\\.)(${NUM}{3}|\\.)(${NUM}{7}|#${NUM}{6}|\\.)(${NUM}{4}|\\.)(${NUM}*)$`);
+const RECORD_RE = new RegExp(`^(${NUM}{8})(${NUM}{5})(${NUM}{7}|\\.)(${NUM}{3}|\\.)(${NUM}{3}|\\.)(${NUM}{7}|#${NUM}{6}|\\.)(${NUM}{4}|\\.)(${NUM}*)(?:~(${NUM}{6}))?$`);
 
 /** Whether a stored `updates` value is well formed (state.ts reads it back only then). */
 export function isUpdatesState(raw: unknown): raw is UpdatesState {
@@ -74,7 +76,7 @@ export class UpdatesMemory {
 		for (const record of state.records === '' ? [] : state.records.split(',')) {
 			const match = RECORD_RE.exec(record);
 			if (!match) continue;
-			const [, code, rank, updated, status, lead, completed, notes, sealed] = match;
+			const [, code, rank, updated, status, lead, completed, notes, sealed, chain] = match;
 			memory.records.set(code, {
 				rank: decodeNumber(rank),
 				updatedAt: updated === '.' ? null : decodeNumber(updated),
@@ -85,7 +87,7 @@ export class UpdatesMemory {
 					notes: notes === '.' ? null : notes,
 				},
 				sealed,
-				stored: record,
+				...(chain !== undefined ? { chain } : {}),
 			});
 		}
 		return memory;
@@ -104,8 +106,8 @@ export class UpdatesMemory {
 		return record.sealed === '' ? undefined : unseal(id, record.sealed);
 	}
 
-	set(id: string, record: Omit<WatchedRecord, 'stored'>): void {
-		this.records.set(codeOf(id), { ...record, stored: '' });
+	set(id: string, record: WatchedRecord): void {
+		this.records.set(codeOf(id), record);
 	}
 
 	/** Forgets the requests below `rank` (they left the watched range: newer requests pushed them out). */
@@ -144,7 +146,8 @@ export class UpdatesMemory {
 					index(watched.lead_status) +
 					completed +
 					(watched.notes ?? '.') +
-					record.sealed,
+					record.sealed +
+					(record.chain !== undefined ? `~${record.chain}` : ''),
 			);
 		}
 		return { from, ...(this.cursor !== undefined ? { cursor: this.cursor } : {}), values, records: records.join(',') };

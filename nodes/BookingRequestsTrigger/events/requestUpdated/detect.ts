@@ -14,32 +14,26 @@
  * - A request that existed at activation and is read for the first time later (a range larger than the
  *   first poll reads) with `updated_at` after activation changed since: reported with `changed_fields`
  *   empty and `previous` null (what changed is not known).
- * - Event id: `request.updated:<id>:<updated_at ms>`; without `updated_at`, `h` + a hash chained from
- *   the record before the change, so the same change delivered again after a lost save has the same id.
+ * - Event id: `request.updated:<id>:<updated_at ms>`; a change that did not move `updated_at` (or without
+ *   one) is named `h` + a link of a chain: a hash of the record's last link and the watched VALUES before
+ *   and after (never of how the record happens to be stored), so the same change delivered again after a
+ *   lost save has the same id, and a field flipped back and forth gets a new id each time.
  */
 import { createHash } from 'node:crypto';
 
-import type { BookingRequest } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
-import type { PageObservation } from '../windows';
-import { seal } from './contactSeal';
-import type { ChangeField, Watched, WatchGroup } from './fields';
-import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
-import { UpdatesMemory } from './records';
+import type { BookingRequest } from '../../../shared/types';
+import { timestampMs } from '../../../shared/utils';
+import { seal } from '../../memory/requests/contactSeal';
+import type { WatchedRecord } from '../../memory/requests/records';
+import { UpdatesMemory } from '../../memory/requests/records';
+import type { ChangeField, Watched } from '../../memory/requests/watched';
+import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from '../../memory/requests/watched';
+import type { PageObservation } from '../../model/pages';
+import type { UpdateSettings } from '../../model/settings';
 
 /** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (docs/booking-requests-trigger.md). */
 export const DEFAULT_WATCH_NEWEST = 500;
 export const MAX_WATCH_NEWEST = 5_000;
-
-export interface UpdateSettings {
-	/** "Watch the Newest (Requests)". */
-	watchNewest: number;
-	/** "Fields to Watch". */
-	fields: WatchGroup[];
-	/** "Only When Status Changes To" / "Only When Lead Status Changes To": trimmed, lower case; empty = any. */
-	statusTo: string[];
-	leadStatusTo: string[];
-}
 
 export interface RequestChange {
 	request: BookingRequest;
@@ -115,10 +109,20 @@ function passesFilters(settings: UpdateSettings, changed: ChangeField[] | 'unkno
 	);
 }
 
-/** The event id's last part for a change without `updated_at`: chained from the record before it. */
-function chainedId(stored: string, now: Watched): string {
-	return `h${createHash('sha256').update(`${stored}|${JSON.stringify(now)}`).digest('base64url').slice(0, 8)}`;
+/** The watched values, in a fixed order (the contact's four fields, or null when not known). */
+function valuesOf(watched: Watched): unknown[] {
+	const { contact } = watched;
+	return [watched.status, watched.lead_status, watched.notes, watched.completed, contact ? [contact.first_name, contact.last_name, contact.email, contact.phone] : null];
 }
+
+/** The chain's next link (8 characters) for a change from `before` to `after` of the request `id`. */
+function nextLink(id: string, record: WatchedRecord, before: Watched, after: Watched): string {
+	const text = JSON.stringify([id, record.chain ?? null, valuesOf(before), valuesOf(after)]);
+	return createHash('sha256').update(text).digest('base64url').slice(0, 8);
+}
+
+/** Links kept in a record: the first 6 characters (the next link hashes them). */
+const KEPT_LINK = 6;
 
 function recordMs(value: number | null): number | null {
 	return value !== null && value >= 0 && value < MAX_RECORD_MS ? value : null;
@@ -151,19 +155,23 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		const before: Watched = { ...record.watched, contact: UpdatesMemory.contactOf(id, record) };
 		const changed = changedFields(before, current);
 		const contactChanged = before.contact === undefined || changed.some((field) => !['status', 'lead_status', 'internal_notes', 'completed_at'].includes(field));
+		// A change that did not move `updated_at` (or without one) is named by the chain's next link.
+		const moved = updatedAt !== null && updatedAt !== record.updatedAt;
+		const link = changed.length > 0 && !moved ? nextLink(id, record, before, current) : undefined;
+		const chain = link?.slice(0, KEPT_LINK) ?? record.chain;
 		memory.set(id, {
 			rank: rank ?? record.rank,
 			updatedAt: recordMs(updatedAt),
 			watched: current,
 			// Sealed again only when the contact changed: an unchanged record keeps its stored form.
 			sealed: !keepContact ? '' : contactChanged ? sealOf(id, request, current) : record.sealed,
+			...(chain !== undefined ? { chain } : {}),
 		});
 		const reported = changed.filter((field) => selected.has(field));
 		if (reported.length === 0 || !reportable || !passesFilters(settings, reported, current)) continue;
 		changes.push({
 			request,
-			// A change that did not move `updated_at` (or without one) is named by the chained hash.
-			eventId: `request.updated:${id}:${updatedAt !== null && updatedAt !== record.updatedAt ? updatedAt : chainedId(record.stored, current)}`,
+			eventId: `request.updated:${id}:${link === undefined ? updatedAt : `h${link}`}`,
 			at,
 			changedFields: CHANGE_FIELDS.filter((field) => reported.includes(field)),
 			previous: previousValues(before, reported),

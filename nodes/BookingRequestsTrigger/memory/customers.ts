@@ -16,9 +16,10 @@
  * Past a bound, the oldest entries are forgotten (within a day too) and the node logs a warning (never a crash). Pure
  * and JSON-safe.
  */
-import { customerKeys, normaliseEmail, normalisePhone } from '../shared/customer';
-import { ALPHABET, decodeNumber, encodeNumber } from './codec';
-import { codeOf, DAY_MS } from './memory';
+import { customerKeys, normaliseEmail, normalisePhone } from '../../shared/customer';
+import { ALPHABET, decodeNumber, encodeNumber } from './numbers';
+import { codeOf } from './keySet';
+import { DAY_MS } from './seen';
 
 /** A booking is remembered this long (a draft started earlier is checked against the bookings kept). */
 export const BOOKED_RETENTION_DAYS = 7;

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { BookingRequest } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
+import type { BookingRequest } from '../../../shared/types';
+import { timestampMs } from '../../../shared/utils';
 
 /** "Fields to Watch": the option's values. `contact` stands for the four contact fields. */
 export const WATCH_GROUPS = ['status', 'lead_status', 'internal_notes', 'completed_at', 'contact'] as const;

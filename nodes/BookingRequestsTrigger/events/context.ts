@@ -1,0 +1,139 @@
+/**
+ * What an event's judge sees (events/*.ts): the candidate, the settings, and the customers' memory as
+ * the poll's decisions see it, in event order. A judge returns a Decision; the rules (rules/next.ts)
+ * apply the memory it adds only when the decision is handled (a poll cut short keeps only what its
+ * handled decisions added).
+ */
+import { draftContact } from '../../shared/output/session';
+import type { BookingRequest, BookingSession } from '../../shared/types';
+import { timestampMs } from '../../shared/utils';
+import type { Reminder } from '../memory/customers';
+import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../memory/customers';
+import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../memory/seen';
+import type { TriggerEvent } from '../model/event';
+import type { CustomerMemories } from '../model/memory';
+import type { PageObservation } from '../model/pages';
+import { requestsRead } from '../model/pages';
+import type { TriggerSettings } from '../model/settings';
+import type { Candidate } from '../model/windows';
+
+export interface Decision {
+	candidate: Candidate;
+	/** The event to emit; undefined for an item handled silently (an open session at the top, …). */
+	event?: TriggerEvent;
+	/** Why a Session Abandoned event was not emitted for an idle open session (counted in tests and logs). */
+	skipped?: 'booked' | 'cooldown' | 'noEmail';
+	/** What handling this decision adds to the customers' memory. */
+	seen?: { id: string; at: number };
+	booked?: { codes: string[]; at: number };
+	reminded?: Reminder;
+}
+
+/** A customers' memory with nothing in it (a poll that reads no session list, a new start). */
+export function emptyCustomers(): CustomerMemories {
+	return { seen: new SeenMemory(), booked: new BookedMemory(), reminded: new RemindedMemory(), shared: new SeenMemory() };
+}
+
+/** The customer key codes of a booking request. */
+export function requestCodes(request: BookingRequest): string[] {
+	return customerCodes({ email: request.email, phone: request.phone });
+}
+
+/** The customer key codes of a session: its draft's contact, plus its booking request's when known. */
+export function sessionCodes(session: BookingSession, request: BookingRequest | undefined): string[] {
+	const codes = new Set(customerCodes(draftContact(session)));
+	if (request) for (const code of requestCodes(request)) codes.add(code);
+	return [...codes];
+}
+
+/** Phones shared by many customers in the bookings this poll read (they identify nobody). */
+export function sharedInPoll(pages: PageObservation[]): Set<string> {
+	return sharedPhoneCodes(requestsRead<BookingRequest>(pages));
+}
+
+/**
+ * The customers' memory as the decisions of one poll see it: the memory decoded at the start, read
+ * only, plus what the poll's decisions added so far.
+ */
+export class DecisionMemory {
+	private readonly seenNow = new SeenMemory();
+	private readonly bookedNow = new BookedMemory();
+	private readonly remindedNow = new RemindedMemory();
+
+	constructor(
+		private readonly saved: CustomerMemories,
+		/** Phone codes found shared in this poll's bookings. */
+		private readonly sharedNow: Set<string> = new Set(),
+	) {}
+
+	/** The customer key codes that identify someone: without phones shared by many customers. */
+	identity(codes: string[]): string[] {
+		return codes.filter((code) => !this.sharedNow.has(code) && !this.saved.shared.hasCode(code));
+	}
+
+	/** Whether the session was seen abandoned within SEEN_RETENTION_DAYS before `at` (its event time). */
+	hasSeen(id: string, at: number): boolean {
+		return this.saved.seen.seenSince(id, at - SEEN_RETENTION_DAYS * DAY_MS) || this.seenNow.has(id);
+	}
+
+	see(id: string, at: number): void {
+		this.seenNow.add(id, at);
+	}
+
+	/** The newest booking time of any of these customer key codes. */
+	newestBooking(codes: string[]): number | undefined {
+		const saved = this.saved.booked.newest(codes);
+		const now = this.bookedNow.newest(codes);
+		return saved === undefined ? now : now === undefined ? saved : Math.max(saved, now);
+	}
+
+	book(codes: string[], at: number): void {
+		this.bookedNow.add(codes, at);
+	}
+
+	/** The newest reported abandonment of a customer with any of these key codes. */
+	lastReminder(codes: string[]): Reminder | undefined {
+		const saved = this.saved.reminded.last(codes);
+		const now = this.remindedNow.last(codes);
+		return !saved ? now : !now ? saved : now.at >= saved.at ? now : saved;
+	}
+
+	remind(reminder: Reminder): void {
+		this.remindedNow.add(reminder);
+	}
+}
+
+/** The bookings this poll read, created up to its `now`: per customer key code the newest `created_at`, and by id. */
+export interface BookingsInPoll {
+	newest: Map<string, number>;
+	byId: Map<string, BookingRequest>;
+}
+
+export function bookingsInPoll(pages: PageObservation[], now: number, identity: (codes: string[]) => string[] = (codes) => codes): BookingsInPoll {
+	const newest = new Map<string, number>();
+	const byId = new Map<string, BookingRequest>();
+	for (const request of requestsRead<BookingRequest>(pages)) {
+		byId.set(request.id, request);
+		const at = timestampMs(request.created_at);
+		if (at === null || at > now) continue;
+		for (const code of identity(requestCodes(request))) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
+	}
+	return { newest, byId };
+}
+
+/** What every judge of one poll shares. */
+export interface JudgeContext {
+	settings: TriggerSettings;
+	memory: DecisionMemory;
+	bookings: BookingsInPoll;
+	/** Whether a customer with any of these codes booked at or after `since` (memory or this poll). */
+	bookedSince(codes: string[], since: number): boolean;
+}
+
+export function judgeContext(customers: CustomerMemories, pages: PageObservation[], now: number, settings: TriggerSettings): JudgeContext {
+	const memory = new DecisionMemory(customers, sharedInPoll(pages));
+	const bookings = bookingsInPoll(pages, now, (codes) => memory.identity(codes));
+	const bookedSince = (codes: string[], since: number): boolean =>
+		(memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (bookings.newest.get(code) ?? -Infinity) >= since);
+	return { settings, memory, bookings, bookedSince };
+}

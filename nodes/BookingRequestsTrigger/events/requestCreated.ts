@@ -1,0 +1,52 @@
+/**
+ * New Request: a booking request created since the last poll (the request list is newest first by
+ * `created_at`). The request window also serves Skip Customers Who Booked: each booking read is
+ * remembered for its customer, whether or not New Request is selected. Event time: `created_at`.
+ */
+import type { BookingRequest } from '../../shared/types';
+import type { TriggerEvent } from '../model/event';
+import { sortTime } from '../model/pages';
+import { skipsBooked } from '../model/settings';
+import type { Candidate } from '../model/windows';
+import { requestItem } from '../output/items';
+import { SAMPLES_PER_EVENT } from '../output/samples';
+import type { Decision, JudgeContext } from './context';
+import { requestCodes } from './context';
+import type { EventKind } from './kind';
+
+/** `request.created:<request id>`. */
+export function createdEventId(request: BookingRequest): string {
+	return `request.created:${request.id}`;
+}
+
+function judge(candidate: Candidate, context: JudgeContext): Decision {
+	const { settings, memory } = context;
+	const request = candidate.item as BookingRequest;
+	const codes = skipsBooked(settings) ? memory.identity(requestCodes(request)) : [];
+	if (codes.length > 0) memory.book(codes, candidate.time);
+	// With a Form filter and Skip Customers Who Booked the list holds every form's requests: only this form's are new.
+	const reported = settings.events.requestCreated && (settings.requestsForm === undefined || request.form_id === settings.requestsForm);
+	return {
+		candidate,
+		event: reported ? { event: 'request.created', eventId: createdEventId(request), at: candidate.at, request } : undefined,
+		...(codes.length > 0 ? { booked: { codes, at: candidate.time } } : {}),
+	};
+}
+
+export const requestCreated: EventKind = {
+	value: 'requestCreated',
+	name: 'request.created',
+	letter: 'n',
+	option: { name: 'New Request', description: 'A customer sent a booking request' },
+	windows: () => ['requests'],
+	judges: ['requests'],
+	judge,
+	item: requestItem,
+	samples: (first) => {
+		const requests = first.requests ?? [];
+		const dated = requests.filter((request) => sortTime('requests', request) !== null);
+		return (dated.length > 0 ? dated : requests)
+			.slice(0, SAMPLES_PER_EVENT)
+			.map((request): TriggerEvent => ({ event: 'request.created', eventId: createdEventId(request), at: sortTime('requests', request) ?? first.now, request }));
+	},
+};

@@ -1,0 +1,111 @@
+/**
+ * A poll of the published trigger: one at a time per node, the state read once, a new key checked
+ * against the workspace, the poll (engine.ts), the items, and the state written once.
+ */
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import { REQUEST_TIMEOUT_MS } from '../../shared/constants';
+import { listsFor } from '../events';
+import type { TriggerMemory } from '../model/memory';
+import { needsRequest } from '../output/items';
+import type { Parameters } from '../parameters';
+import { readMemory, writeMemory } from '../state/codec';
+import { STATE_KEY } from '../state/format';
+import { CallBudget } from './budget';
+import type { PollResult } from './engine';
+import { pollChanges } from './engine';
+import { toItems } from './items';
+import { afterKeyChange } from './keyChange';
+import { runningPolls } from './runningPolls';
+import { apiSource } from './source';
+
+export interface PollWindow {
+	budgetMs: number;
+	deadline: number;
+}
+
+/** Warnings when a bounded memory forgot entries, and what the poll did (debug). */
+function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: number; budgetMs: number }): void {
+	if (result.forgotten > 0) {
+		ctx.logger.warn(
+			`Booking Requests Trigger: the memory of sessions seen abandoned is full; the ${result.forgotten} oldest were forgotten. "Only Recovered" misses them if they complete, and without "Fire Again If Reabandoned" they are reported again if they are abandoned again.`,
+		);
+	}
+	const { booked, reminded } = result.customersForgotten;
+	if (booked + reminded > 0) {
+		ctx.logger.warn(
+			`Booking Requests Trigger: the memory of customers is full; forgotten: ${booked} customer keys who booked (Skip Customers Who Booked may remind them), ${reminded} customers reminded (the cooldown and "recovered" miss them).`,
+		);
+	}
+	ctx.logger.debug('Booking Requests Trigger poll', {
+		baseline: result.baseline,
+		events: summary.items,
+		sessionCalls: result.calls.sessions,
+		requestCalls: result.calls.requests,
+		getRequestCalls: result.calls.getRequest,
+		skippedBooked: result.skipped.booked,
+		skippedCooldown: result.skipped.cooldown,
+		skippedWithoutEmail: result.skipped.noEmail,
+		requestUpdates: result.updates.changed,
+		requestsLeftWatchedRange: result.updates.forgotten,
+		resumesNextPoll: result.cut,
+		budgetMs: summary.budgetMs,
+	});
+}
+
+/** The memory to go on with: the stored one, unless a new key reads another workspace. `later`: ask again next poll. */
+async function continuedMemory(ctx: IPollFunctions, memory: TriggerMemory | undefined, params: Parameters, deadline: number): Promise<TriggerMemory | undefined | 'later'> {
+	if (!memory) return undefined;
+	const change = await afterKeyChange(memory, params.key.id, apiSource(ctx, params.formId, { deadline }));
+	if (change.continues === 'later') return 'later';
+	if (change.continues === true) return memory;
+	ctx.logger.info(
+		`Booking Requests Trigger: the API key changed and ${change.reason === 'another workspace' ? 'belongs to another workspace' : 'the state holds no request to compare workspaces with'}; starting afresh from now.`,
+	);
+	return undefined;
+}
+
+async function pollOnce(ctx: IPollFunctions, params: Parameters, window: PollWindow): Promise<INodeExecutionData[][] | null> {
+	const { settings, output } = params;
+	const staticData = ctx.getWorkflowStaticData('node');
+	const stored = readMemory(staticData[STATE_KEY], {
+		expect: {
+			fingerprint: settings.fingerprint,
+			lists: listsFor(settings),
+			legacy: { fingerprint: params.key.legacyFingerprint, key: params.key.id },
+			selection: { events: params.eventLetters, abandonedAfterMs: settings.abandonedAfterMs },
+		},
+		settings,
+		about: { baseUrl: params.baseUrlId, key: params.key.id },
+	});
+	const previous = await continuedMemory(ctx, stored.memory, params, window.deadline);
+	if (previous === 'later') return null;
+	const source = apiSource(ctx, params.formId, { deadline: window.deadline, requestsOfEveryForm: settings.requestsForm !== undefined });
+	const result = await pollChanges(source, previous, settings, {
+		carry: stored.carried,
+		budget: new CallBudget(window.deadline),
+		needsRequest: (session) => needsRequest(session, output),
+	});
+	// Built before the state is written: a failed Get request fails the poll and nothing advances.
+	const items = await toItems(ctx, result.events, { ...output, now: result.now }, { deadline: window.deadline });
+	if (result.memory) {
+		result.memory.label = { ...result.memory.label, key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
+		staticData[STATE_KEY] = writeMemory(result.memory) as unknown as IDataObject;
+	}
+	logResult(ctx, result, { items: items.length, budgetMs: window.budgetMs });
+	return items.length > 0 ? [items] : null;
+}
+
+/** A poll of the published trigger; a poll that starts while the node's previous one runs returns nothing. */
+export async function activePoll(ctx: IPollFunctions, params: Parameters, window: PollWindow): Promise<INodeExecutionData[][] | null> {
+	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
+	const running = runningPolls();
+	const busyUntil = running.get(key);
+	if (busyUntil !== undefined && Date.now() < busyUntil) return null;
+	running.set(key, Date.now() + window.budgetMs + REQUEST_TIMEOUT_MS);
+	try {
+		return await pollOnce(ctx, params, window);
+	} finally {
+		running.delete(key);
+	}
+}

@@ -1,0 +1,156 @@
+/**
+ * Booking requests attached to completed sessions, when their items need them (output/items.ts
+ * `needsRequest`): from the request pages the poll read, then from more pages of the request list when
+ * many are wanted (requestLookup.ts), else one Get request each (never twice per poll), within the
+ * poll's budget. When it runs out, the events stop before the first one that could not be completed
+ * (the rest come, in order, in the next poll).
+ */
+import type { PageRead } from '../../shared/transport/pageReader';
+import type { BookingRequest, BookingSession } from '../../shared/types';
+import { timestampMs } from '../../shared/utils';
+import type { Decision } from '../events/context';
+import type { TriggerEvent } from '../model/event';
+import type { TriggerMemory } from '../model/memory';
+import type { PageObservation } from '../model/pages';
+import { requestsRead } from '../model/pages';
+import type { WantedRequest } from '../requestLookup';
+import { attachReserve, findInRequestList } from '../requestLookup';
+import type { Budget } from './budget';
+import type { PageSource } from './source';
+
+/**
+ * Calls a poll's planner always keeps for reading the lists: a window deep in a backlog takes a few to
+ * locate and read, so with a smaller budget nothing is reserved (the requests are then read with what
+ * is left, as many as fit).
+ */
+const MIN_PLANNER_CALLS = 8;
+
+export type NeedsRequest = (session: BookingSession) => boolean;
+
+/** The calls of this poll so far, by kind. */
+export interface PollCalls {
+	sessions: number;
+	requests: number;
+	getRequest: number;
+}
+
+/** The completed session of an event that needs its booking request attached, else undefined. */
+function sessionNeedingRequest(event: TriggerEvent | undefined, needs: NeedsRequest): BookingSession | undefined {
+	return event?.event === 'session.completed' && event.session && needs(event.session) ? event.session : undefined;
+}
+
+/**
+ * Of the sessions read so far in this poll above the completions window's floor (`seen`), how many
+ * need a booking request not in the request pages read (`needing`): the estimate behind the reserve
+ * (page 1 of the session list shows whether the newest completions need them).
+ */
+function requestsToAttach(pages: PageObservation[], floor: number, needs: NeedsRequest): { needing: number; seen: number } {
+	const listed = new Set(requestsRead(pages).map((item) => item.id));
+	const wanted = new Set<string>();
+	const seen = new Set<string>();
+	for (const page of pages) {
+		if (page.list !== 'sessions') continue;
+		for (const item of page.items as BookingSession[]) {
+			if ((timestampMs(item.updated_at) ?? Infinity) <= floor) continue;
+			seen.add(item.id);
+			if (typeof item.request_id === 'string' && !listed.has(item.request_id) && needs(item)) wanted.add(item.request_id);
+		}
+	}
+	return { needing: wanted.size, seen: seen.size };
+}
+
+/**
+ * Calls a poll keeps for attaching booking requests, so that the session pages it reads are ones it
+ * can also report. Fixed once the first session page is read (from the completions on it: the planner
+ * shares its pages from a budget that must not shrink under it), and never more than leaves the
+ * planner MIN_PLANNER_CALLS: the windows must move in every poll.
+ */
+export function requestReserve(budget: Budget, pages: PageObservation[], previous: TriggerMemory | undefined, needs: NeedsRequest | undefined): () => number {
+	const pollCalls = budget.left();
+	const cap = Math.max(0, Math.min(Math.floor(pollCalls / 2), pollCalls - MIN_PLANNER_CALLS));
+	const floor = previous?.sessions?.completions.floor ?? -Infinity;
+	let reserved: number | undefined;
+	return () => {
+		if (reserved !== undefined || !needs || cap === 0) return reserved ?? 0;
+		if (!pages.some((page) => page.list === 'sessions')) return 0;
+		const { needing, seen } = requestsToAttach(pages, floor, needs);
+		reserved = Math.min(cap, attachReserve(needing, seen, pollCalls));
+		return reserved;
+	};
+}
+
+/** The booking requests the events need that the poll has not read yet, in event order. */
+function wantedRequests(events: Array<TriggerEvent | undefined>, listed: BookingRequest[], needs: NeedsRequest): WantedRequest[] {
+	const have = new Set(listed.map((request) => request.id));
+	const wanted = new Map<string, WantedRequest>();
+	for (const event of events) {
+		const session = sessionNeedingRequest(event, needs);
+		if (!session) continue;
+		const id = String(session.request_id);
+		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: timestampMs(session.updated_at) });
+	}
+	return [...wanted.values()];
+}
+
+/**
+ * The one attach loop: each completed-session event that `needs` its booking request gets it from
+ * `listed`, else from `fetch` (once per id). Returns how many events (a prefix) were handled: it stops
+ * at the first one `fetch` cannot serve (undefined: no budget left).
+ */
+async function attachEach(
+	events: Array<TriggerEvent | undefined>,
+	listed: BookingRequest[],
+	needs: NeedsRequest,
+	fetch: (id: string) => Promise<BookingRequest | null | undefined>,
+): Promise<number> {
+	const known = new Map<string, BookingRequest | null>(listed.map((request) => [request.id, request]));
+	for (const [index, event] of events.entries()) {
+		const session = sessionNeedingRequest(event, needs);
+		if (!event || !session) continue;
+		const id = String(session.request_id);
+		if (!known.has(id)) {
+			const request = await fetch(id);
+			if (request === undefined) return index;
+			known.set(id, request);
+		}
+		event.request = known.get(id) ?? null;
+	}
+	return events.length;
+}
+
+/** Attaches booking requests to the decisions' events; returns how many decisions (a prefix) can be handled in this poll. */
+export async function attachRequests(
+	source: PageSource,
+	decisions: Decision[],
+	io: { pages: PageObservation[]; budget: Budget; needs: NeedsRequest | undefined; calls: PollCalls },
+): Promise<number> {
+	const { needs, budget, calls } = io;
+	if (!needs) return decisions.length;
+	const events = decisions.map((decision) => decision.event);
+	const requestPages = io.pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : []));
+	const listed = requestPages.flatMap((page) => page.items);
+	const inList = await findInRequestList(wantedRequests(events, listed, needs), {
+		known: requestPages,
+		callsLeft: () => budget.left(),
+		read: async (page) => {
+			const read = await source.readPage('requests', page);
+			if (!read) return undefined;
+			budget.answered();
+			calls.requests++;
+			return read as PageRead<BookingRequest>;
+		},
+	});
+	return await attachEach(events, [...listed, ...inList], needs, async (id) => {
+		if (budget.left() < 1) return undefined;
+		const request = await source.fetchRequest(id);
+		if (request === undefined) return undefined;
+		budget.answered();
+		calls.getRequest++;
+		return request;
+	});
+}
+
+/** Attaches booking requests to sample events ("Fetch Test Event"): from the listed requests or one Get request each. */
+export async function attachSampleRequests(source: PageSource, events: TriggerEvent[], listed: BookingRequest[] | undefined, needs: NeedsRequest = () => true): Promise<void> {
+	await attachEach(events, listed ?? [], needs, async (id) => (await source.fetchRequest(id)) ?? null);
+}

@@ -1,0 +1,133 @@
+/**
+ * What the pages read in a poll prove: the windows of the poll (from the memory), how far each is
+ * covered, the frontier, and the candidates up to it in event order. Pure: no I/O, no clock (`now` is
+ * the API server's time).
+ *
+ * Event time: `created_at` (request), `updated_at` (completion), `updated_at` + delay (abandonment).
+ * Events come oldest first, also across polls: when a window could not be read to its top in this poll
+ * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
+ */
+import { judgeOf, windowsNeeded } from '../events';
+import type { TriggerMemory } from '../model/memory';
+import type { ListItem, ListName, PageObservation, Run } from '../model/pages';
+import { readBounds, runsOf, sortTime } from '../model/pages';
+import type { TriggerSettings } from '../model/settings';
+import type { Candidate, Coverage, Window, WindowMemory, WindowName } from '../model/windows';
+import { coverageOf, WINDOW_LISTS } from '../model/windows';
+
+function windowFrom(name: WindowName, memory: WindowMemory, bounds: { hi: number; offset: number }): Window {
+	return {
+		name,
+		list: WINDOW_LISTS[name].list,
+		lo: memory.floor,
+		hi: bounds.hi,
+		offset: bounds.offset,
+		done: memory.done,
+		...(memory.tie !== undefined ? { tie: memory.tie } : {}),
+		...(memory.below !== undefined ? { below: memory.below } : {}),
+		...(memory.deeper !== undefined ? { deeper: memory.deeper } : {}),
+	};
+}
+
+/** The windows to bring up to date in a poll at server time `now`. */
+export function windowsOf(memory: TriggerMemory, settings: TriggerSettings, now: number): Window[] {
+	const needed = windowsNeeded(settings);
+	const windows: Window[] = [];
+	if (memory.requests && needed.has('requests')) windows.push(windowFrom('requests', memory.requests, { hi: Infinity, offset: 0 }));
+	const sessions = memory.sessions;
+	if (!sessions) return windows;
+	// Completions are read only when reported (they cost pages in a backlog); abandonments are always
+	// judged, so that `recovered` tells the truth whichever events are selected.
+	if (needed.has('completions')) windows.push(windowFrom('completions', sessions.completions, { hi: Infinity, offset: 0 }));
+	const delay = settings.abandonedAfterMs;
+	windows.push(windowFrom('horizon', sessions.horizon, { hi: now - delay, offset: delay }));
+	const held = sessions.held;
+	const span = held?.codes.span();
+	if (held && span) {
+		windows.push({ ...windowFrom('held', held, { hi: span.max, offset: delay }), only: held.codes, ...(held.topBelow !== undefined ? { hiBelow: held.topBelow } : {}) });
+	}
+	return windows;
+}
+
+export interface WindowOutcome {
+	window: Window;
+	coverage?: Coverage;
+	/** Items with a sort time up to here are all known (>= lo). */
+	upper: number;
+	complete: boolean;
+}
+
+export interface Evaluation {
+	now: number;
+	outcomes: WindowOutcome[];
+	/** Event time up to which every window is known: events after it wait (+∞ when all windows are complete). */
+	frontier: number;
+	/** Items to handle, in event order (only those up to the frontier). */
+	candidates: Candidate[];
+	pages: PageObservation[];
+}
+
+export function compareCandidates(a: Candidate, b: Candidate): number {
+	return a.at - b.at || WINDOW_LISTS[a.window].order - WINDOW_LISTS[b.window].order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The newest copy of each item read in this poll (highest sort time; on equal, the later read). */
+function freshestCopies(pages: PageObservation[], list: ListName): Map<string, { item: ListItem; time: number | null }> {
+	const copies = new Map<string, { item: ListItem; time: number | null }>();
+	for (const page of [...pages].filter((p) => p.list === list).sort((a, b) => a.seq - b.seq)) {
+		for (const item of page.items) {
+			const time = sortTime(list, item);
+			const known = copies.get(item.id);
+			if (!known || (time ?? -Infinity) >= (known.time ?? -Infinity)) copies.set(item.id, { item, time });
+		}
+	}
+	return copies;
+}
+
+export function outcomeOf(window: Window, runs: Run[], bounds: Map<number, number>): WindowOutcome {
+	if (window.hi <= window.lo) return { window, upper: window.lo, complete: true };
+	const coverage = coverageOf(window, runs, bounds);
+	if (!coverage) return { window, upper: window.lo, complete: false };
+	return { window, coverage, upper: coverage.upper, complete: coverage.complete };
+}
+
+type Fresh = Record<ListName, Map<string, { item: ListItem; time: number | null }>>;
+
+/** The candidates a covered window brings, up to the frontier (a tie group's bottom one ms past it). */
+function candidatesOf(outcome: WindowOutcome, fresh: Fresh, frontier: number): Candidate[] {
+	const { window, coverage, upper } = outcome;
+	if (!coverage || !judgeOf(window.name)) return [];
+	const candidates: Candidate[] = [];
+	const taken = new Set<string>();
+	for (const entry of coverage.items) {
+		if (taken.has(entry.item.id) || window.done.has(entry.time, entry.item.id)) continue;
+		if (window.only && !window.only.has(entry.time, entry.item.id)) continue;
+		taken.add(entry.item.id);
+		const newest = fresh[window.list].get(entry.item.id);
+		// The item moved (saved, completed) after this copy was read: it is judged where it is now.
+		if (!newest || newest.time !== entry.time) continue;
+		const partial = coverage.partial !== undefined && entry.time === coverage.partial;
+		const at = entry.time > upper && !partial ? frontier : entry.time + window.offset;
+		if (partial ? at > frontier + 1 : at > frontier) continue;
+		candidates.push({ window: window.name, id: entry.item.id, time: entry.time, at, item: newest.item, partial });
+	}
+	return candidates;
+}
+
+/**
+ * What the pages read in a poll prove. The frontier is the lowest event time up to which every window
+ * is known: a window read from page 1 up to the time of that read, the horizon up to now, a window
+ * read from its oldest part up to where the run started. Items with a timestamp ahead of the server's
+ * clock (more than a second past its `Date` header) count as happening at the frontier.
+ */
+export function evaluate(windows: Window[], pages: PageObservation[], now: number, fallbackNow = now): Evaluation {
+	const runs = { sessions: runsOf(pages, 'sessions'), requests: runsOf(pages, 'requests') };
+	const bounds = readBounds(pages, fallbackNow);
+	const outcomes = windows.map((window) => outcomeOf(window, runs[window.list], bounds));
+	let frontier = Infinity;
+	// The held window ends at its newest held session: read through, it holds nobody back.
+	for (const outcome of outcomes) frontier = Math.min(frontier, outcome.complete && outcome.window.only ? Infinity : outcome.upper + outcome.window.offset);
+	const fresh: Fresh = { sessions: freshestCopies(pages, 'sessions'), requests: freshestCopies(pages, 'requests') };
+	const candidates = outcomes.flatMap((outcome) => candidatesOf(outcome, fresh, frontier)).sort(compareCandidates);
+	return { now, outcomes, frontier, candidates, pages };
+}

@@ -1,0 +1,28 @@
+/**
+ * Which candidates are events: each judged by the event that owns its window (events/), in event
+ * order, with the customers' memory applied as it goes (once per session, who booked, who was reminded).
+ */
+import type { Decision } from '../events/context';
+import { judgeContext } from '../events/context';
+import { judgeOf } from '../events';
+import type { TriggerEvent } from '../model/event';
+import type { CustomerMemories } from '../model/memory';
+import type { TriggerSettings } from '../model/settings';
+import type { Evaluation } from './evaluate';
+
+export function decide(customers: CustomerMemories, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
+	const context = judgeContext(customers, evaluation.pages, evaluation.now, settings);
+	return evaluation.candidates.map((candidate) => judgeOf(candidate.window)?.judge?.(candidate, context) ?? { candidate });
+}
+
+/** The windows' events and the watched requests' events, one list by event time (each already in that order). */
+export function mergeByTime(events: TriggerEvent[], updates: TriggerEvent[]): TriggerEvent[] {
+	if (updates.length === 0) return events;
+	const merged: TriggerEvent[] = [];
+	let j = 0;
+	for (const event of events) {
+		while (j < updates.length && updates[j].at < event.at) merged.push(updates[j++]);
+		merged.push(event);
+	}
+	return merged.concat(updates.slice(j));
+}

@@ -1,0 +1,154 @@
+/**
+ * The memory after a poll: each window moved on by what its handled decisions covered, the customers'
+ * memory with what they added, pruned by event time. Pure. The decisions handled are a prefix: the
+ * poll may stop before the frontier (no budget left to read a booking request), and the memory then
+ * goes on from just before the first decision it could not handle.
+ */
+import type { Decision } from '../events/context';
+import { sharedInPoll } from '../events/context';
+import type { CustomerMemories, SessionMemory, TriggerMemory } from '../model/memory';
+import type { ListName, PageObservation } from '../model/pages';
+import { EDGE_WINDOW_MS, readBounds } from '../model/pages';
+import type { Candidate, WindowName } from '../model/windows';
+import type { Evaluation } from './evaluate';
+import { HELD_LIMIT, holdFurther, nextHeld, nextWindow } from './advance';
+
+/** Checkpoints kept for the session list (thinned evenly beyond this). */
+export const MAX_CHECKPOINTS = 48;
+
+export interface NextInput {
+	previous: TriggerMemory;
+	evaluation: Evaluation;
+	decisions: Decision[];
+	/** How many decisions (a prefix) the poll handled. */
+	handled: number;
+	/** Server clock minus n8n's clock measured in this poll (undefined: no `Date` header). */
+	skewMs: number | undefined;
+}
+
+export interface NextMemory {
+	memory: TriggerMemory;
+	/** Sessions forgotten from the seen memory because of its bound (logged as a warning by the node). */
+	forgotten: number;
+	/** Customer keys / customers forgotten from the customer memories because of their bounds (logged too). */
+	customersForgotten: { booked: number; reminded: number };
+}
+
+/**
+ * Keeps the checkpoints needed to place timestamps at or above `floor` (those after it, and the newest
+ * one at or before it), at most MAX_CHECKPOINTS: beyond that, the one whose removal leaves the
+ * smallest gap goes, so they stay spread over the window.
+ */
+export function pruneCheckpoints(checkpoints: Array<[number, number]>, floor: number): Array<[number, number]> {
+	const sorted = [...checkpoints].sort((a, b) => a[0] - b[0]);
+	let first = 0;
+	for (let i = 0; i < sorted.length; i++) if (sorted[i][0] <= floor) first = i;
+	const kept = sorted.slice(first);
+	while (kept.length > MAX_CHECKPOINTS) {
+		let best = 1;
+		for (let i = 2; i < kept.length - 1; i++) {
+			if (kept[i + 1][0] - kept[i - 1][0] < kept[best + 1][0] - kept[best - 1][0]) best = i;
+		}
+		kept.splice(best, 1);
+	}
+	return kept;
+}
+
+/** The session list's page 1 as read in this poll (the last read of it). */
+export function firstSessionsPage(pages: PageObservation[]): PageObservation | undefined {
+	return pages.find((page) => page.list === 'sessions' && page.page === 1);
+}
+
+/** The checkpoints after this poll: those before its read of page 1, and that read's [time, length]. */
+export function nextCheckpoints(previous: Array<[number, number]>, pages: PageObservation[], now: number): Array<[number, number]> {
+	const first = firstSessionsPage(pages);
+	const checkpoints = previous.filter((checkpoint) => checkpoint[0] < (first?.serverDate ?? now));
+	if (first?.total !== undefined) checkpoints.push([first.serverDate ?? now, first.total]);
+	return checkpoints;
+}
+
+/** Where a window's floor may go: up to the frontier and, at the top of a list, not into the last 5 s before its read of page 1. */
+function limits(evaluation: Evaluation, frontier: number): (name: WindowName, offset: number) => number {
+	const { now, pages } = evaluation;
+	// Late after the list's newest read of page 1, not after the poll's end: a row committed just after
+	// that read, with a timestamp up to 5 s older, is still to come when the poll goes on reading long.
+	const bounds = readBounds(pages, now);
+	const topRead = (list: ListName) => {
+		const firsts = pages.filter((page) => page.list === list && page.page === 1);
+		return firsts.length === 0 ? now : Math.max(...firsts.map((page) => bounds.get(page.seq) ?? now));
+	};
+	return (name, offset) => Math.min(frontier - offset, name === 'horizon' ? Infinity : Math.min(now, topRead(name === 'requests' ? 'requests' : 'sessions')) - EDGE_WINDOW_MS);
+}
+
+/** The customers' memory with the handled decisions in, pruned up to the point the poll judged. */
+function rememberCustomers(customers: CustomerMemories, input: { decisions: Decision[]; pages: PageObservation[]; now: number; judgedUpTo: number }): NextMemory['customersForgotten'] & { seen: number } {
+	const { seen, booked, reminded, shared } = customers;
+	for (const code of sharedInPoll(input.pages)) shared.addCode(code, input.now);
+	shared.prune(input.now);
+	for (const decision of input.decisions) {
+		if (decision.seen) seen.add(decision.seen.id, decision.seen.at);
+		if (decision.booked) booked.add(decision.booked.codes, decision.booked.at);
+		if (decision.reminded) reminded.add(decision.reminded);
+	}
+	// Retention by event time: a catch-up (the trigger off for weeks) judges events older than now, and
+	// what it remembers of them must last until the events after them are judged.
+	seen.prune(input.judgedUpTo);
+	booked.prune(input.judgedUpTo);
+	reminded.prune(input.judgedUpTo);
+	return { seen: seen.droppedForBound, booked: booked.droppedForBound, reminded: reminded.droppedForBound };
+}
+
+/** The session windows after this poll (the horizon may hold open drafts it passed early). */
+function nextSessions(sessions: SessionMemory, evaluation: Evaluation, handledIn: (name: WindowName) => Candidate[], limitOf: (name: WindowName, offset: number) => number): SessionMemory {
+	const outcome = (name: WindowName) => evaluation.outcomes.find((entry) => entry.window.name === name);
+	const horizonOutcome = outcome('horizon');
+	if (!horizonOutcome) return sessions;
+	const completions = outcome('completions');
+	const heldOutcome = outcome('held');
+	const offset = horizonOutcome.window.offset;
+	// New sessions are held only when none is held from before (one span of pages to read again).
+	const further = holdFurther(horizonOutcome, limitOf('horizon', offset), heldOutcome ? 0 : HELD_LIMIT);
+	const horizon = nextWindow(horizonOutcome, handledIn('horizon'), further.bound, evaluation.pages);
+	const held = nextHeld({
+		previous: sessions.held,
+		outcome: heldOutcome,
+		handled: handledIn('held'),
+		limit: limitOf('held', offset),
+		added: further.held,
+		horizon: horizonOutcome.coverage,
+		pages: evaluation.pages,
+	});
+	const checkpoints = nextCheckpoints(sessions.checkpoints, evaluation.pages, evaluation.now);
+	return {
+		completions: completions ? nextWindow(completions, handledIn('completions'), limitOf('completions', 0), evaluation.pages) : sessions.completions,
+		horizon,
+		...(held ? { held } : {}),
+		checkpoints: pruneCheckpoints(checkpoints, Math.min(horizon.floor, held?.floor ?? Infinity)),
+		customers: sessions.customers,
+	};
+}
+
+/** The memory after handling `decisions.slice(0, handled)`; the customers' memory is changed in place. */
+export function nextMemory(input: NextInput): NextMemory {
+	const { previous, evaluation, decisions } = input;
+	const now = evaluation.now;
+	const cut = input.handled < decisions.length ? decisions[input.handled].candidate.at - 1 : evaluation.frontier;
+	const frontier = Math.min(evaluation.frontier, cut);
+	const handled = decisions.slice(0, input.handled);
+	const handledIn = (name: WindowName) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
+	const limitOf = limits(evaluation, frontier);
+	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs };
+	const requests = evaluation.outcomes.find((entry) => entry.window.name === 'requests');
+	if (previous.requests && requests) memory.requests = nextWindow(requests, handledIn('requests'), limitOf('requests', 0), evaluation.pages);
+	let forgotten = 0;
+	const customersForgotten = { booked: 0, reminded: 0 };
+	if (previous.sessions && evaluation.outcomes.some((entry) => entry.window.name === 'horizon')) {
+		memory.sessions = nextSessions(previous.sessions, evaluation, handledIn, limitOf);
+		const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
+		const dropped = rememberCustomers(previous.sessions.customers, { decisions: handled, pages: evaluation.pages, now, judgedUpTo });
+		forgotten = dropped.seen;
+		Object.assign(customersForgotten, { booked: dropped.booked, reminded: dropped.reminded });
+	}
+	if (previous.updates) memory.updates = previous.updates;
+	return { memory, forgotten, customersForgotten };
+}
