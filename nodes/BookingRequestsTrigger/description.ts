@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { formLocator } from '../shared/locators';
 import { EVENT_KINDS } from './events';
-import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestUpdated/detect';
+import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestChanges';
 import { WATCH_PAGES_PER_POLL } from './planner/watched';
 
 export const TRIGGER_DESCRIPTION =

@@ -10,24 +10,11 @@ import { NodeOperationError } from 'n8n-workflow';
 import { resolveTarget } from '../shared/transport/request';
 import { assertUuid } from '../shared/validation';
 import { EVENT_KINDS, eventLetters } from './events';
-import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestUpdated/detect';
+import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestChanges';
 import type { WatchGroup } from './memory/requests/watched';
 import { WATCH_GROUPS } from './memory/requests/watched';
 import type { TriggerSettings, UpdateSettings } from './model/settings';
-import type { ItemOptions } from './output/items';
-
-export interface Parameters {
-	settings: TriggerSettings;
-	formId: string | undefined;
-	/** How events become items; `now` is set per poll. */
-	output: Omit<ItemOptions, 'now'>;
-	/** The credential's key id (a hash), and the fingerprint versions before 0.2 wrote (it covered the key and the events). */
-	key: { id: string; legacyFingerprint: string };
-	/** The selected events as the state records them. */
-	eventLetters: string;
-	/** The Base URL as the state records it (a short hash). */
-	baseUrlId: string;
-}
+import type { PollParameters } from './poll/activePoll';
 
 /** A comma-separated list of values, trimmed and in lower case (empty entries left out). */
 function valueList(raw: unknown): string[] {
@@ -82,7 +69,7 @@ function readSessionOptions(ctx: IPollFunctions, events: TriggerSettings['events
 
 const fingerprintOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 
-export async function readParameters(ctx: IPollFunctions): Promise<Parameters> {
+export async function readParameters(ctx: IPollFunctions): Promise<PollParameters> {
 	const node = ctx.getNode();
 	const events = readEvents(ctx);
 	const rawForm = ctx.getNodeParameter('formId', '', { extractValue: true }) as unknown;

@@ -244,10 +244,9 @@ export function judge(program: Program, run: Run): Violation[] {
 	const recoveryOf = (session: SessionHistory, completionPoll: PollRecord, keptIndex: number | undefined): RecoveryExpectation => {
 		const at = session.completed!.at;
 		if (keptIndex === undefined) return { expected: undefined, candidates: [], surely: [], selfSeen: false };
-		// A booking without a draft made while the poll that reports it was reading: the poll may have read
-		// the request list before the booking, and then does not know its customer yet.
-		const racing = session.placeholder && session.completed!.seq > completionPoll.startSeq;
-		const customer = racing ? 'unknown' : completionCustomer(session);
+		// A booking without a draft made while a poll reads, after it read the request list: the trigger
+		// waits for its next read of the list to know the customer (README), so the customer is known.
+		const customer = completionCustomer(session);
 		const candidates = keptAbandoned.filter((entry) => {
 			if (entry.keptIndex! >= keptIndex) return false;
 			if (entry.event.session!.id === session.id) return true;
@@ -304,7 +303,8 @@ export function judge(program: Program, run: Run): Violation[] {
 				fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered ${String(event.recovered)}, expected ${recovery.expected} (abandonments before it: ${recovery.candidates.map((c) => c.event.eventId).join(', ') || 'none'})`);
 			}
 			if (event.recovered === true) {
-				const from = recovery.candidates.find((candidate) => candidate.event.session!.id === event.recoveredFromSessionId);
+				// With Fire Again If Reabandoned a session may be reported abandoned several times: the latest report counts.
+				const from = recovery.candidates.filter((candidate) => candidate.event.session!.id === event.recoveredFromSessionId).pop();
 				const fromSelf = recovery.selfSeen && event.recoveredFromSessionId === session.id;
 				if (!from && !fromSelf) fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered_from_session_id ${String(event.recoveredFromSessionId)} is none of the abandonments before it`);
 				if (fromSelf && !from && event.minutesToRecover !== null) {

@@ -1,6 +1,6 @@
 /**
  * Programs of steps over the trigger's test world (triggerWorld.ts), run through the trigger's real
- * poll loop (fetch.ts `pollChanges`), with a history that the oracle (triggerOracle.ts) reads.
+ * poll loop (poll/engine.ts `pollChanges`), with a history that the oracle (triggerOracle.ts) reads.
  *
  * A program is data (JSON-safe), so fast-check can generate and shrink it and a failure can be kept as
  * a literal regression test. Steps: customers start drafts (several in one millisecond, with or
@@ -10,8 +10,8 @@
  * n8n's clock jumps against the API's, and polls: cut by a call budget, with activity between their
  * page reads, their save dropped by n8n, or the saved state rolled back to an older one.
  *
- * The driver only drives: it passes the saved state from poll to poll (through JSON and `readState`,
- * as the node does with workflow static data) and records what the world did and what each poll
+ * The driver only drives: it passes the saved state from poll to poll (through JSON, as n8n keeps
+ * workflow static data; the trigger under test reads it as the node does) and records what the world did and what each poll
  * emitted. It never looks inside the state.
  */
 import { listsFor } from '../../nodes/BookingRequestsTrigger/events';
@@ -20,12 +20,26 @@ import type { ListItem } from '../../nodes/BookingRequestsTrigger/model/pages';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
+import type { PollOptions } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
 import { decodeMemory, readState, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
-import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
-import { FORM_A, MIN, World, iso, makeRequest, makeSession } from './triggerWorld';
+import { FORM_A, MIN, World, iso, makeRequest, makeSession, resetIds } from './triggerWorld';
+
+/** A trigger the programs run: one poll from the saved state (as JSON, like workflow static data). */
+export interface TriggerUnderTest {
+	poll(source: PageSource, saved: unknown, settings: TriggerSettings, options: PollOptions): Promise<{ events: TriggerEvent[]; cut: boolean; state: unknown }>;
+}
+
+/** This package's trigger: the state read and decoded once (an unreadable one is a new baseline), written once. */
+export const currentTrigger: TriggerUnderTest = {
+	poll: async (source, saved, settings, options) => {
+		const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
+		const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
+		return { events: result.events, cut: result.cut, state: result.memory && writeMemory(result.memory) };
+	},
+};
 
 export const FORM_B = 'bbbbbbbb-0000-4bbb-8bbb-bbbbbbbbbbbb';
 export const FORMS = [FORM_A, FORM_B] as const;
@@ -240,7 +254,10 @@ export class ProgramRunner {
 	/** The kept states, newest last, with the poll that saved each. */
 	private readonly saved: Array<{ state: unknown; poll: number }> = [];
 
-	constructor(readonly program: Program) {
+	constructor(
+		readonly program: Program,
+		private readonly trigger: TriggerUnderTest = currentTrigger,
+	) {
 		this.world.now = Date.UTC(2026, 10, 1, 12, 0, 0);
 	}
 
@@ -411,9 +428,7 @@ export class ProgramRunner {
 		const limit = options.budget ?? Infinity;
 		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
 		const top = this.saved[this.saved.length - 1];
-		// As the node reads workflow static data: JSON, checked by readState (an unreadable one is a new baseline).
-		const previous: TriggerState | undefined = top ? readState(JSON.parse(JSON.stringify(top.state)), { fingerprint: settings.trigger.fingerprint, lists: listsFor(settings.trigger) }) : undefined;
-		const result = await pollChanges(this.source(count, limit, options.churn ?? []), previous && decodeMemory(previous, settings.trigger), settings.trigger, {
+		const result = await this.trigger.poll(this.source(count, limit, options.churn ?? []), top ? JSON.parse(JSON.stringify(top.state)) : undefined, settings.trigger, {
 			budget,
 			needsRequest: settings.includeRequest ? () => true : undefined,
 			localNow: () => this.world.now + this.skew,
@@ -433,8 +448,8 @@ export class ProgramRunner {
 			calls: count.calls,
 		};
 		this.polls.push(record);
-		if (result.memory && options.save !== 'drop') {
-			this.saved.push({ state: JSON.parse(JSON.stringify(writeMemory(result.memory))), poll: record.index });
+		if (result.state && options.save !== 'drop') {
+			this.saved.push({ state: JSON.parse(JSON.stringify(result.state)), poll: record.index });
 		}
 		return record;
 	}
@@ -479,6 +494,8 @@ export class ProgramRunner {
 	}
 }
 
-export async function runProgram(program: Program): Promise<Run> {
-	return await new ProgramRunner(program).run();
+/** Runs a program (ids are drawn afresh for each run, so a program always meets the same ids). */
+export async function runProgram(program: Program, trigger: TriggerUnderTest = currentTrigger): Promise<Run> {
+	resetIds();
+	return await new ProgramRunner(program, trigger).run();
 }

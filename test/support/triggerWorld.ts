@@ -22,6 +22,10 @@ export const MIN = 60_000;
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
 let counter = 0;
+/** Ids start again (a program run meets the same ids whatever ran before it in the process). */
+export function resetIds(): void {
+	counter = 0;
+}
 /** A UUID-shaped id, unique per call, sortable by creation order. */
 export function uuid(): string {
 	counter++;

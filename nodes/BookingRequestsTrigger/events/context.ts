@@ -13,7 +13,7 @@ import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../memory/seen';
 import type { TriggerEvent } from '../model/event';
 import type { CustomerMemories } from '../model/memory';
 import type { PageObservation } from '../model/pages';
-import { requestsRead } from '../model/pages';
+import { readBounds, requestsRead } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import type { Candidate } from '../model/windows';
 
@@ -23,6 +23,11 @@ export interface Decision {
 	event?: TriggerEvent;
 	/** Why a Session Abandoned event was not emitted for an idle open session (counted in tests and logs). */
 	skipped?: 'booked' | 'cooldown' | 'noEmail';
+	/**
+	 * Not decidable in this poll: what the rule needs may still appear (a booking request committed after
+	 * the poll read the request list). The poll's events stop before it; the next poll judges it.
+	 */
+	defer?: true;
 	/** What handling this decision adds to the customers' memory. */
 	seen?: { id: string; at: number };
 	booked?: { codes: string[]; at: number };
@@ -126,6 +131,11 @@ export interface JudgeContext {
 	settings: TriggerSettings;
 	memory: DecisionMemory;
 	bookings: BookingsInPoll;
+	/**
+	 * Server time of the poll's first read of the request list's page 1, when the poll reads it: a booking
+	 * request created up to EDGE_WINDOW_MS before may have been committed after that read.
+	 */
+	requestsReadAt: number | undefined;
 	/** Whether a customer with any of these codes booked at or after `since` (memory or this poll). */
 	bookedSince(codes: string[], since: number): boolean;
 }
@@ -135,5 +145,7 @@ export function judgeContext(customers: CustomerMemories, pages: PageObservation
 	const bookings = bookingsInPoll(pages, now, (codes) => memory.identity(codes));
 	const bookedSince = (codes: string[], since: number): boolean =>
 		(memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (bookings.newest.get(code) ?? -Infinity) >= since);
-	return { settings, memory, bookings, bookedSince };
+	const firstRead = pages.find((page) => page.list === 'requests' && page.page === 1);
+	const requestsReadAt = firstRead && readBounds(pages, now).get(firstRead.seq);
+	return { settings, memory, bookings, requestsReadAt, bookedSince };
 }

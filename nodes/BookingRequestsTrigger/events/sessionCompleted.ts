@@ -7,11 +7,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { simplifyRequest } from '../../shared/output/request';
-import type { BookingSession } from '../../shared/types';
+import type { BookingRequest, BookingSession } from '../../shared/types';
 import { REMINDED_RETENTION_DAYS } from '../memory/customers';
 import { DAY_MS } from '../memory/seen';
 import type { TriggerEvent } from '../model/event';
-import { hasRequest, sortTime } from '../model/pages';
+import { EDGE_WINDOW_MS, hasRequest, sortTime } from '../model/pages';
 import type { Candidate } from '../model/windows';
 import type { FormNames, ItemOptions } from '../output/items';
 import { sessionItem } from '../output/items';
@@ -28,12 +28,23 @@ export function completedEventId(session: BookingSession): string {
 	return `session.completed:${session.id}:${String(session.request_id)}`;
 }
 
+/**
+ * Whether the completion's customer may not be known yet: its booking request (created with it) is not
+ * among the requests the poll read, and may have been committed after the poll read the request list.
+ * The next poll reads the list again and knows it.
+ */
+function customerNotKnownYet(candidate: Candidate, request: BookingRequest | undefined, context: JudgeContext): boolean {
+	return request === undefined && context.requestsReadAt !== undefined && candidate.time >= context.requestsReadAt - EDGE_WINDOW_MS;
+}
+
 function judge(candidate: Candidate, context: JudgeContext): Decision {
 	const { settings, memory } = context;
 	const { item, id } = candidate;
 	if (!hasRequest(item) || !settings.events.sessionCompleted) return { candidate };
 	const session = item as BookingSession;
-	const codes = memory.identity(sessionCodes(session, context.bookings.byId.get(String(session.request_id))));
+	const request = context.bookings.byId.get(String(session.request_id));
+	if (customerNotKnownYet(candidate, request, context)) return { candidate, defer: true };
+	const codes = memory.identity(sessionCodes(session, request));
 	const reminder = memory.lastReminder(codes);
 	const byCustomer = reminder && reminder.at <= candidate.at && candidate.at - reminder.at <= RECOVERY_WINDOW_DAYS * DAY_MS ? reminder : undefined;
 	const recovered = byCustomer !== undefined || memory.hasSeen(id, candidate.at);

@@ -1,7 +1,7 @@
 /**
- * What the trigger remembers about customers (not sessions), for issue 22: reminders go to people.
+ * What the trigger remembers about customers (not sessions): reminders go to people.
  * A customer is known by the keys of nodes/shared/customer.ts (`e:<email>`, `p:<digits>`), each
- * remembered only as its 8-character code (memory.ts `codeOf`: SHA-256, never in clear).
+ * remembered only as its 8-character code (keySet.ts `codeOf`: SHA-256, never in clear).
  *
  * - `BookedMemory` (Skip Customers Who Booked): per key, the newest booking request's `created_at`,
  *   for BOOKED_RETENTION_DAYS, at most BOOKED_LIMIT keys. Stored by UTC day: day → records of
@@ -58,7 +58,7 @@ export function unpackId(packed: string): string {
 /**
  * More distinct e-mails than this on one phone number, among the bookings a poll reads, make the phone
  * shared (an office or front-desk number): it identifies nobody for Skip, the cooldown and `recovered`,
- * for 30 days (issue 29).
+ * for 30 days.
  */
 export const MAX_EMAILS_PER_PHONE = 3;
 

@@ -1,6 +1,6 @@
 /**
- * Which page to read next: a pure planner, driven page by page by the I/O loop (fetch.ts) or by the
- * in-memory list model of the tests. It never decides what is true — windows.ts proves that from the
+ * Which page to read next: a pure planner, driven page by page by the I/O loop (poll/engine.ts) or by the
+ * in-memory list model of the tests. It never decides what is true — model/windows.ts proves that from the
  * runs actually read — it only makes the reading cheap and fits it into the poll budget:
  *
  * 1. Page 1 of each list (the top windows start there; it also gives `total` and the server's time).
@@ -13,7 +13,7 @@
  * 3. The pages the poll can still afford are shared (pace.ts): first every window's step of progress
  *    (no window emits past the one furthest behind), then the rest by need. A window that does not fit
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
- *    upward, then downward from there (windows.ts says why that is exact).
+ *    upward, then downward from there (model/windows.ts says why that is exact).
  */
 import { listsFor } from '../events';
 import type { TriggerMemory } from '../model/memory';
@@ -30,6 +30,7 @@ import type { Plan } from './search';
 import { locate, locateStart, stopAtPageStart } from './search';
 import type { Target } from './target';
 import { covered, reachedBy, runStopped, stopOf } from './target';
+import { targetsOf } from './targets';
 import type { WatchedReads } from './watched';
 import { readWatched } from './watched';
 
@@ -51,8 +52,6 @@ export interface PlanInput {
 const SLACK_PAGES = 2;
 /** Pages read on from page 1 before searching, when where a window's floor lies is not known. */
 const QUICK_PAGES = 2;
-/** The session windows are read as one run when the band between them is at most 1/this of the pages left. */
-const ONE_RUN_FACTOR = 3;
 
 export class Planner {
 	/** The poll's now (set after the first pages). */
@@ -76,7 +75,7 @@ export class Planner {
 		const { previous, settings } = this.input;
 		const lists = listsFor(settings);
 		// Requests first: the session list, read after, is then known up to at least the newest request
-		// (a completion writes both), so neither list holds the other's events back (frontier, diff.ts).
+		// (a completion writes both), so neither list holds the other's events back (the frontier: rules/evaluate.ts).
 		for (const list of ['requests', 'sessions'] as const) {
 			if (!lists[list]) continue;
 			const request = this.gate(list, 1);
@@ -92,54 +91,17 @@ export class Planner {
 			}
 		} else {
 			this.windows = windowsOf(previous, settings, this.now);
-			yield* this.readTargets(this.targetsOf(this.windows));
+			const targets = targetsOf(this.windows, { view: this.view, pagesLeft: this.input.pagesLeft(), now: this.now });
+			yield* this.readTargets(targets);
+			// Shares are estimates (rows added at the top while the poll reads push a window's end down):
+			// what the budget still affords finishes the windows left open.
+			for (const target of targets) if (!covered(this.view, target) && this.input.pagesLeft() >= 1) yield* this.readTarget(target, this.input.pagesLeft());
 		}
 		// Request Updated's older pages come last: the pages the windows read serve it too.
 		if (settings.events.requestUpdated && settings.updates) {
 			this.reserve = 0;
 			this.watched = yield* readWatched(this.view, this.gate, settings.updates.watchNewest, previous?.updates?.cursor);
 		}
-	}
-
-	/**
-	 * One target per window. The completions and the horizon of the session list are read separately
-	 * even when they touch: drained from their oldest parts, they sit a whole delay apart in the list,
-	 * and reading the band between them would cost pages that no event needs. A run from page 1 that
-	 * is still open serves the horizon too when extending it is cheaper (readTarget).
-	 */
-	private targetsOf(windows: Window[]): Target[] {
-		const targets = windows
-			.filter((window) => window.hi > window.lo)
-			.map((window) => ({ list: window.list, window, fromTop: window.hi === Infinity }));
-		const completions = targets.find((target) => target.window.name === 'completions');
-		const horizon = targets.find((target) => target.window.name === 'horizon');
-		if (!completions || !horizon || !this.oneSessionRun(completions.window, horizon.window)) return targets;
-		// One read of the session list serves both windows: a run from the horizon's floor upward, as far
-		// as the poll affords (its oldest part first, like any window that does not fit).
-		const both: Target = { list: 'sessions', window: { ...horizon.window, hi: Infinity }, fromTop: false, completions: completions.window };
-		const merged = [...targets.filter((target) => target !== completions && target !== horizon), both];
-		// With every pace known: the reading that brings all windows further in this poll, or, when both
-		// fit, the cheaper one. Otherwise the windows are read apart (as before).
-		const left = this.input.pagesLeft();
-		const now = this.now as number;
-		const apart = reach(this.view, targets.filter((target) => !covered(this.view, target)), left, now);
-		const together = reach(this.view, merged.filter((target) => !covered(this.view, target)), left, now);
-		if (!apart || !together) return targets;
-		if (apart.time === undefined && together.time === undefined) return together.cost <= apart.cost ? merged : targets;
-		return (together.time ?? Infinity) >= (apart.time ?? Infinity) ? merged : targets;
-	}
-
-	/**
-	 * Whether the completions and the horizon are read as one run of the session list: when the band
-	 * between their floors (a delay's worth of sessions, read by both) is small against the pages this
-	 * poll affords, one run moves both windows further than two runs that split the pages (each page is
-	 * then read once, not once per window). With a band that large the windows are read apart.
-	 */
-	private oneSessionRun(completions: Window, horizon: Window): boolean {
-		if (completions.below === undefined || horizon.below === undefined || completions.lo < horizon.lo) return false;
-		const { perPage } = this.view.shape('sessions');
-		const band = Math.ceil(Math.max(0, completions.below - horizon.below) / perPage);
-		return band * ONE_RUN_FACTOR <= this.input.pagesLeft();
 	}
 
 	private need(target: Target): number {

@@ -1,7 +1,7 @@
 /**
  * Sharing a poll's pages between windows by pace: each window's pages per millisecond of its list
  * above its floor, so that every window reaches one common event time and none reads past where the
- * others get to (the frontier, diff.ts): no page is read for nothing.
+ * others get to (the frontier, rules/evaluate.ts): no page is read for nothing.
  */
 import { isLastPage } from '../../shared/transport/pageReader';
 import { hasRequest, sortTime, topTime } from '../model/pages';
@@ -92,7 +92,7 @@ export function paceOf(view: ListView, target: Target, now: number | undefined):
 /**
  * The oldest completion (a session with a booking request) that this poll's session pages show above
  * `floor`, when they also reach down to the floor (so no older one lies between); undefined otherwise.
- * Only a pace estimate: windows.ts proves what is read.
+ * Only a pace estimate: model/windows.ts proves what is read.
  */
 function firstBookingAbove(view: ListView, floor: number): number | undefined {
 	let first: number | undefined;

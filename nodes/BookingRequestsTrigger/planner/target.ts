@@ -1,6 +1,6 @@
 /**
  * A target: one window (or both session windows as one run) to bring up to date in this poll, and
- * what the poll's reads already prove about it (windows.ts).
+ * what the poll's reads already prove about it (model/windows.ts).
  */
 import type { ListName } from '../model/pages';
 import { runsOf } from '../model/pages';
@@ -43,3 +43,4 @@ export function reachedBy(view: ListView, target: Target): number {
 	if (target.completions) return upper(target.completions);
 	return upper(target.window) + target.window.offset;
 }
+

@@ -1,5 +1,5 @@
 /**
- * Request Updated's reads (issue 26): the watched range is the newest "Watch the Newest (Requests)"
+ * Request Updated's reads: the watched range is the newest "Watch the Newest (Requests)"
  * requests. Page 1 is read every poll (it is shared with New Request); the older pages of the range in
  * rotation, at most WATCH_PAGES_PER_POLL calls a poll, downward from where the last poll stopped and
  * wrapping to page 2. A page this poll has already read (a New Request backlog) costs nothing again.

@@ -8,7 +8,8 @@ import { REQUEST_TIMEOUT_MS } from '../../shared/constants';
 import { listsFor } from '../events';
 import type { TriggerMemory } from '../model/memory';
 import { needsRequest } from '../output/items';
-import type { Parameters } from '../parameters';
+import type { TriggerSettings } from '../model/settings';
+import type { ItemOptions } from '../output/items';
 import { readMemory, writeMemory } from '../state/codec';
 import { STATE_KEY } from '../state/format';
 import { CallBudget } from './budget';
@@ -18,6 +19,20 @@ import { toItems } from './items';
 import { afterKeyChange } from './keyChange';
 import { runningPolls } from './runningPolls';
 import { apiSource } from './source';
+
+/** What the node's parameters say (parameters.ts reads and checks them). */
+export interface PollParameters {
+	settings: TriggerSettings;
+	formId: string | undefined;
+	/** How events become items; `now` is set per poll. */
+	output: Omit<ItemOptions, 'now'>;
+	/** The credential's key id (a hash), and the fingerprint versions before 0.2 wrote (it covered the key and the events). */
+	key: { id: string; legacyFingerprint: string };
+	/** The selected events as the state records them. */
+	eventLetters: string;
+	/** The Base URL as the state records it (a short hash). */
+	baseUrlId: string;
+}
 
 export interface PollWindow {
 	budgetMs: number;
@@ -54,7 +69,7 @@ function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: nu
 }
 
 /** The memory to go on with: the stored one, unless a new key reads another workspace. `later`: ask again next poll. */
-async function continuedMemory(ctx: IPollFunctions, memory: TriggerMemory | undefined, params: Parameters, deadline: number): Promise<TriggerMemory | undefined | 'later'> {
+async function continuedMemory(ctx: IPollFunctions, memory: TriggerMemory | undefined, params: PollParameters, deadline: number): Promise<TriggerMemory | undefined | 'later'> {
 	if (!memory) return undefined;
 	const change = await afterKeyChange(memory, params.key.id, apiSource(ctx, params.formId, { deadline }));
 	if (change.continues === 'later') return 'later';
@@ -65,7 +80,7 @@ async function continuedMemory(ctx: IPollFunctions, memory: TriggerMemory | unde
 	return undefined;
 }
 
-async function pollOnce(ctx: IPollFunctions, params: Parameters, window: PollWindow): Promise<INodeExecutionData[][] | null> {
+async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: PollWindow): Promise<INodeExecutionData[][] | null> {
 	const { settings, output } = params;
 	const staticData = ctx.getWorkflowStaticData('node');
 	const stored = readMemory(staticData[STATE_KEY], {
@@ -97,7 +112,7 @@ async function pollOnce(ctx: IPollFunctions, params: Parameters, window: PollWin
 }
 
 /** A poll of the published trigger; a poll that starts while the node's previous one runs returns nothing. */
-export async function activePoll(ctx: IPollFunctions, params: Parameters, window: PollWindow): Promise<INodeExecutionData[][] | null> {
+export async function activePoll(ctx: IPollFunctions, params: PollParameters, window: PollWindow): Promise<INodeExecutionData[][] | null> {
 	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
 	const running = runningPolls();
 	const busyUntil = running.get(key);

@@ -125,7 +125,10 @@ export async function pollChanges(source: PageSource, previous: TriggerMemory | 
 	}
 	const evaluation = evaluate(planner.windows ?? [], pages, now, read.fallbackNow);
 	const decisions = decide(previous.sessions?.customers ?? emptyCustomers(), evaluation, settings);
-	const handled = await attachRequests(source, decisions, { pages, budget: options.budget, needs: options.needsRequest, calls });
+	// A decision the rules could not make yet (a deferred one) ends what this poll handles.
+	const decidable = decisions.findIndex((decision) => decision.defer);
+	const ready = decidable < 0 ? decisions : decisions.slice(0, decidable);
+	const handled = await attachRequests(source, ready, { pages, budget: options.budget, needs: options.needsRequest, calls });
 	const next = nextMemory({ previous, evaluation, decisions, handled, skewMs: clock.skewMs });
 	const updates = watchPages(next.memory, watched, settings);
 	next.memory.label = { ...next.memory.label, ref: refOf(pages, previous.label.ref) };

@@ -1,15 +1,15 @@
 /**
- * What Request Updated remembers of each watched request (issue 26), packed for the static data:
+ * What Request Updated remembers of each watched request, packed for the static data:
  * one record per request in one comma-separated string, the status and lead status values in a shared
  * list (`values`), and where the rotation over older pages goes on (`cursor`). Bounded by "Watch the
  * Newest (Requests)" (at most 5,000 records). Pure and JSON-safe; decoded once per poll, encoded once.
  *
- * A record: id code (8, memory.ts `codeOf`) · rank (5: the request's place counted from the END of the
+ * A record: id code (8, keySet.ts `codeOf`) · rank (5: the request's place counted from the END of the
  * list, stable while requests are added at the top) · updated_at ms (7, or `.`) · status and lead
  * status (3 each: an index in `values`, or `.`) · completed_at (7: ms or `#` + a hash, or `.`) · notes
  * hash (4, or `.`) · the sealed contact (contactSeal.ts; empty when not known) · `~` and the change
  * chain (6) when the record has one: the link that names a change made without moving `updated_at`
- * (events/requestUpdated/detect.ts), so that a flip back and forth gets a new id each time.
+ * (events/requestChanges.ts), so that a flip back and forth gets a new id each time.
  */
 import { decodeNumber, encodeNumber } from '../numbers';
 import { codeOf } from '../keySet';
@@ -43,7 +43,7 @@ const MAX_VALUES = 64 ** 3;
 const NUM = '[A-Za-z0-9_-]';
 const RECORD_RE = new RegExp(`^(${NUM}{8})(${NUM}{5})(${NUM}{7}|\\.)(${NUM}{3}|\\.)(${NUM}{3}|\\.)(${NUM}{7}|#${NUM}{6}|\\.)(${NUM}{4}|\\.)(${NUM}*)(?:~(${NUM}{6}))?$`);
 
-/** Whether a stored `updates` value is well formed (state.ts reads it back only then). */
+/** Whether a stored `updates` value is well formed (state/codec.ts reads it back only then). */
 export function isUpdatesState(raw: unknown): raw is UpdatesState {
 	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
 	const state = raw as Record<string, unknown>;

@@ -314,7 +314,7 @@ describe("regressions: edges of the rules", () => {
     expect((await judged(program)).violations).toEqual([]);
   });
 
-  test("recovered: a booking without a draft made while the poll reads, after it read the request list, may not be matched to its customer yet", async () => {
+  test("recovered: a booking without a draft made while the poll reads, after it read the request list, is matched to its customer (the completion waits for the next read of the list)", async () => {
     const program: Program = {
       settings: settings({
         events: {

@@ -4,8 +4,8 @@
  * polls as the static data would be. The node over HTTP: requestUpdated.test.ts.
  */
 import type { BookingRequest } from '../../../../nodes/shared/types';
-import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/detect';
-import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/detect';
+import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestChanges';
+import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestChanges';
 import type { UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/model/settings';
 import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';
 import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';

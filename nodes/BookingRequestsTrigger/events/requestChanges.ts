@@ -1,5 +1,5 @@
 /**
- * Request Updated (issue 26): which watched requests changed since this trigger last read them, as a
+ * Request Updated: which watched requests changed since this trigger last read them, as a
  * pure function of (the remembered records, the request pages read in this poll, which requests the
  * New Request part has passed, activation time, now, settings). The records are updated in place.
  *
@@ -21,15 +21,15 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { BookingRequest } from '../../../shared/types';
-import { timestampMs } from '../../../shared/utils';
-import { seal } from '../../memory/requests/contactSeal';
-import type { WatchedRecord } from '../../memory/requests/records';
-import { UpdatesMemory } from '../../memory/requests/records';
-import type { ChangeField, Watched } from '../../memory/requests/watched';
-import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from '../../memory/requests/watched';
-import type { PageObservation } from '../../model/pages';
-import type { UpdateSettings } from '../../model/settings';
+import type { BookingRequest } from '../../shared/types';
+import { timestampMs } from '../../shared/utils';
+import { seal } from '../memory/requests/contactSeal';
+import type { WatchedRecord } from '../memory/requests/records';
+import { UpdatesMemory } from '../memory/requests/records';
+import type { ChangeField, Watched } from '../memory/requests/watched';
+import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from '../memory/requests/watched';
+import type { PageObservation } from '../model/pages';
+import type { UpdateSettings } from '../model/settings';
 
 /** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (docs/booking-requests-trigger.md). */
 export const DEFAULT_WATCH_NEWEST = 500;

@@ -1,19 +1,19 @@
 /**
  * Request Updated: the watched fields of one of the newest booking requests changed since this trigger
- * last read it (detect.ts has the rules). Not a window of the list: the newest "Watch the Newest"
+ * last read it (requestChanges.ts has the rules). Not a window of the list: the newest "Watch the Newest"
  * requests are re-read in rotation (planner/watched.ts) and compared with what is remembered of each
  * (memory/requests/records.ts). Event time: `updated_at`, else the poll's now.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { BookingRequest } from '../../../shared/types';
-import { timestampMs } from '../../../shared/utils';
-import type { TriggerEvent } from '../../model/event';
-import type { WindowMemory } from '../../model/windows';
-import { requestItem } from '../../output/items';
-import { SAMPLES_PER_EVENT } from '../../output/samples';
-import type { EventKind, WatchedInput } from '../kind';
-import { detectUpdates } from './detect';
+import type { BookingRequest } from '../../shared/types';
+import { timestampMs } from '../../shared/utils';
+import type { TriggerEvent } from '../model/event';
+import type { WindowMemory } from '../model/windows';
+import { requestItem } from '../output/items';
+import { SAMPLES_PER_EVENT } from '../output/samples';
+import type { EventKind, WatchedInput } from './kind';
+import { detectUpdates } from './requestChanges';
 
 /** Whether the request window (after this poll) has passed a request: its creation is handled. */
 function passedBy(window: WindowMemory | undefined): (request: BookingRequest) => boolean {
