@@ -53,12 +53,15 @@ export function skipsBooked(settings: TriggerSettings): boolean {
 	return settings.events.sessionAbandoned && settings.skipIfBooked === true;
 }
 
-/** Customers reported abandoned are remembered when something reads it: the cooldown, or recovery. */
+/**
+ * Customers reported abandoned are remembered whenever Session Abandoned is on, read or not (by the
+ * cooldown, by `recovered`): adding Session Completed or the cooldown later then knows who was reminded.
+ */
 export function keepsReminded(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned && ((settings.customerCooldownMs ?? 0) > 0 || settings.events.sessionCompleted);
+	return settings.events.sessionAbandoned;
 }
 
-/** Sessions seen abandoned are remembered when something reads it: once-only abandonment, or `recovered`. */
+/** Sessions seen abandoned are remembered whenever a session event is on (once per session, `recovered`). */
 export function keepsSeen(settings: TriggerSettings): boolean {
-	return (settings.events.sessionAbandoned && !settings.fireAgainIfReabandoned) || settings.events.sessionCompleted;
+	return settings.events.sessionAbandoned || settings.events.sessionCompleted;
 }

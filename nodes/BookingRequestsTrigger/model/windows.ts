@@ -95,13 +95,23 @@ export interface Coverage {
 	complete: boolean;
 	/**
 	 * Items read by the run above its stop: lo < time ≤ upper, or == partial; for a run from page 1 also
-	 * those above upper (timestamps ahead of the server's clock).
+	 * those above upper whose timestamps are ahead of the server's clock.
 	 */
 	items: Located[];
 	/** A tie group larger than the run, drained from the bottom: its timestamp (upper is then lo). */
 	partial?: number;
 	/** Where the run stopped: the stop item, or undefined for the end of the list. */
 	stop?: Located;
+}
+
+/**
+ * Whether an item's timestamp is ahead of the server's clock: at least a second past the `Date` of the
+ * answer that listed it (the header has a 1-second resolution). Such an item is reported at once, at
+ * the frontier, rather than when the clock reaches it. An item newer than where the run began but not
+ * ahead of the clock is left for the next poll (it lies above the window's new floor).
+ */
+export function aheadOfClock(entry: Located): boolean {
+	return entry.page.serverDate !== undefined && entry.time >= entry.page.serverDate + 1000;
 }
 
 /** The stop of a window: an item at or below its floor, or a handled item of the tie being drained. */
@@ -148,7 +158,7 @@ export function coverageByRun(window: Window, run: Run, bound = Infinity): Cover
 		upper = window.lo;
 	}
 	const items = collected.filter(
-		(entry) => (entry.time > window.lo && (entry.time <= upper || (fromTop && entry.time <= window.hi))) || entry.time === partial,
+		(entry) => (entry.time > window.lo && (entry.time <= upper || (fromTop && entry.time <= window.hi && aheadOfClock(entry)))) || entry.time === partial,
 	);
 	return { run, upper, complete: fromTop || upper >= window.hi, items, partial, stop };
 }

@@ -10,7 +10,6 @@ import { isUpdatesState, UpdatesMemory } from '../memory/requests/records';
 import { SeenMemory } from '../memory/seen';
 import type { CustomerMemories, SessionMemory, TriggerMemory } from '../model/memory';
 import type { TriggerSettings } from '../model/settings';
-import { keepsReminded, skipsBooked } from '../model/settings';
 import type { HeldMemory, WindowMemory } from '../model/windows';
 import type { HeldState, SessionsState, TriggerState, WindowState } from './format';
 import { isMs, isRecord, isShortText, readSessions, readWindow, STATE_VERSION } from './format';
@@ -95,23 +94,26 @@ function decodeHeld(state: HeldState): HeldMemory {
 	return { ...decodeWindow(window), codes: KeySet.decode(codes) };
 }
 
-/** The customers' memories; a memory no option reads starts empty (and is dropped when written). */
-function decodeCustomers(sessions: Pick<SessionsState, 'seen' | 'booked' | 'reminded' | 'shared'>, settings: TriggerSettings): CustomerMemories {
+/**
+ * The customers' memories, kept whatever the options (each expires by its own retention): turning an
+ * option off and on again loses nothing it had remembered.
+ */
+function decodeCustomers(sessions: Pick<SessionsState, 'seen' | 'booked' | 'reminded' | 'shared'>): CustomerMemories {
 	return {
 		seen: SeenMemory.decode(sessions.seen),
-		booked: BookedMemory.decode(skipsBooked(settings) ? sessions.booked : undefined),
-		reminded: RemindedMemory.decode(keepsReminded(settings) ? sessions.reminded : undefined),
+		booked: BookedMemory.decode(sessions.booked),
+		reminded: RemindedMemory.decode(sessions.reminded),
 		shared: SeenMemory.decode(sessions.shared),
 	};
 }
 
-function decodeSessions(state: SessionsState, settings: TriggerSettings): SessionMemory {
+function decodeSessions(state: SessionsState): SessionMemory {
 	return {
 		completions: decodeWindow(state.completions),
 		horizon: decodeWindow(state.horizon),
 		...(state.held ? { held: decodeHeld(state.held) } : {}),
 		checkpoints: state.checkpoints.map(([time, length]): [number, number] => [time, length]),
-		customers: decodeCustomers(state, settings),
+		customers: decodeCustomers(state),
 	};
 }
 
@@ -122,7 +124,7 @@ export function decodeMemory(state: TriggerState, settings: TriggerSettings): Tr
 		since: state.since,
 		polledAt: state.polledAt,
 		skewMs: state.skewMs,
-		...(state.sessions ? { sessions: decodeSessions(state.sessions, settings) } : {}),
+		...(state.sessions ? { sessions: decodeSessions(state.sessions) } : {}),
 		...(state.requests ? { requests: decodeWindow(state.requests) } : {}),
 		...(settings.events.requestUpdated ? { updates: UpdatesMemory.decode(state.updates) } : {}),
 	};
@@ -145,7 +147,7 @@ export function readMemory(raw: unknown, input: { expect: StateExpectation; sett
 	if (state) return { memory: decodeMemory(state, settings) };
 	if (!about || !expect.lists.sessions || !isRecord(raw) || raw.bu !== about.baseUrl || raw.key !== about.key || raw.sessions === undefined) return {};
 	const other = readState({ ...raw, fp: expect.fingerprint }, { ...expect, legacy: undefined })?.sessions;
-	return other ? { carried: decodeCustomers(other, settings) } : {};
+	return other ? { carried: decodeCustomers(other) } : {};
 }
 
 function encodeWindow(memory: WindowMemory): WindowState {

@@ -108,6 +108,35 @@ describe('detectUpdates', () => {
 		expect(watcher.poll(pagesOf(list), T0 + 4 * MIN)[0].eventId).toMatch(/:h[\w-]{8}$/);
 	});
 
+	test('a change without updated_at keeps its id after a lost save although another request brought a status never seen before (ids from values, not from how the record was stored)', () => {
+		const list = requests(120);
+		const watcher = new Watcher();
+		watcher.poll(pagesOf(list), T0);
+		watcher.poll(pagesOf(list), T0 + MIN);
+		const kept = watcher.state;
+		change(list[0], { status: 'in_progress' }, T0 + 2 * MIN);
+		watcher.poll(pagesOf(list), T0 + 2 * MIN);
+		change(list[60], { internal_notes: 'called back' }, null);
+		const [notes] = watcher.poll(pagesOf(list), T0 + 3 * MIN);
+		expect(notes.eventId).toMatch(/^request\.updated:req-00060:h[\w-]{8}$/);
+		watcher.state = kept; // n8n lost the saves since
+		const again = watcher.poll(pagesOf(list), T0 + 4 * MIN).find((c) => c.request.id === 'req-00060');
+		expect([again?.eventId, again?.changedFields, again?.previous]).toEqual([notes.eventId, notes.changedFields, notes.previous]);
+	});
+
+	test('a field flipped back and forth without updated_at gets a new id each time it changes again', () => {
+		const list = requests(5);
+		const watcher = new Watcher();
+		watcher.poll(pagesOf(list), T0);
+		const ids: string[] = [];
+		for (const [i, lead] of ['contacted', 'new', 'contacted', 'new'].entries()) {
+			change(list[1], { lead_status: lead }, null);
+			ids.push(...watcher.poll(pagesOf(list), T0 + (i + 1) * MIN).map((c) => c.eventId));
+		}
+		expect(ids).toHaveLength(4);
+		expect(new Set(ids).size).toBe(4);
+	});
+
 	test('Fields to Watch: other fields are consumed silently; the contact is not kept when not watched', () => {
 		const list = requests(5);
 		const watcher = new Watcher({ ...ALL, fields: ['status'] });
