@@ -4,8 +4,8 @@
  */
 import type { PageRead } from '../../../nodes/shared/transport/pageReader';
 import type { BookingRequest } from '../../../nodes/shared/types';
-import { attachReserve, findInRequestList, HINT_SLACK_MS, LOOKUP_MIN_WANTED } from '../../../nodes/BookingRequestsTrigger/requestLookup';
-import type { WantedRequest } from '../../../nodes/BookingRequestsTrigger/requestLookup';
+import { attachReserve, findInRequestList, HINT_SLACK_MS, LOOKUP_MIN_WANTED } from '../../../nodes/shared/requestLookup';
+import type { WantedRequest } from '../../../nodes/shared/requestLookup';
 
 const T0 = Date.parse('2026-11-01T00:00:00.000Z');
 const PER_PAGE = 100;

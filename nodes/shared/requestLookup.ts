@@ -14,9 +14,9 @@
  * never trusted for correctness: a request is taken only by its id, and whatever this does not find
  * (the list moved between calls, a hint that is off, a sparse page) is left to Get request.
  */
-import type { PageRead } from '../shared/transport/pageReader';
-import type { BookingRequest } from '../shared/types';
-import { timestampMs } from '../shared/utils';
+import type { PageRead } from './transport/pageReader';
+import type { BookingRequest } from './types';
+import { timestampMs } from './utils';
 
 /** A booking request to find, with its session's `updated_at` (ms) as the hint where it is. */
 export interface WantedRequest {
