@@ -2,50 +2,12 @@
  * findInRequestList: booking requests found in pages of the request list instead of one Get each.
  * A model list (newest first by created_at, 100 per page) counts the calls; nothing here waits.
  */
-import type { PageRead } from '../../../nodes/shared/transport/pageReader';
 import type { BookingRequest } from '../../../nodes/shared/types';
 import { attachReserve, findInRequestList, HINT_SLACK_MS, LOOKUP_MIN_WANTED } from '../../../nodes/shared/requestLookup';
 import type { WantedRequest } from '../../../nodes/shared/requestLookup';
+import { ModelList } from '../../support/requestListModel';
 
 const T0 = Date.parse('2026-11-01T00:00:00.000Z');
-const PER_PAGE = 100;
-
-class ModelList {
-	/** Oldest first; served newest first. */
-	readonly requests: BookingRequest[] = [];
-	calls = 0;
-	readPages: number[] = [];
-	private seq = 0;
-
-	constructor(
-		private readonly options: { sendTotal?: boolean; beforeRead?: (list: ModelList) => void } = {},
-	) {}
-
-	add(at: number): BookingRequest {
-		const request = { id: `r-${String(this.seq++).padStart(6, '0')}`, created_at: new Date(at).toISOString() } as BookingRequest;
-		this.requests.push(request);
-		return request;
-	}
-
-	/** `n` requests a second apart from `from`. */
-	addMany(n: number, from: number): BookingRequest[] {
-		return Array.from({ length: n }, (_, i) => this.add(from + i * 1000));
-	}
-
-	reader(callsLeft = () => Infinity) {
-		return {
-			callsLeft,
-			read: async (page: number): Promise<PageRead<BookingRequest>> => {
-				this.options.beforeRead?.(this);
-				this.calls++;
-				this.readPages.push(page);
-				const newestFirst = [...this.requests].reverse();
-				const items = newestFirst.slice((page - 1) * PER_PAGE, page * PER_PAGE).map((item) => ({ ...item }));
-				return { page, items, perPage: PER_PAGE, total: this.options.sendTotal === false ? undefined : this.requests.length };
-			},
-		};
-	}
-}
 
 const want = (requests: BookingRequest[]): WantedRequest[] => requests.map((request) => ({ id: request.id, at: Date.parse(request.created_at) }));
 const ids = (requests: BookingRequest[]) => requests.map((request) => request.id).sort();
