@@ -7,6 +7,9 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { API_PATHS, MAX_PER_PAGE, MIN_GAP_MS, SAFETY_MARGIN_MS } from '../shared/constants';
+import type { WantedRequest } from '../shared/requestJoin';
+import { joinRequests } from '../shared/requestJoin';
+import { attachReserve } from '../shared/requestLookup';
 import { isDeadlineReached, MIN_ATTEMPT_MS } from '../shared/transport/deadline';
 import { asNodeError } from '../shared/transport/errors';
 import type { PageRead } from '../shared/transport/pageReader';
@@ -19,8 +22,6 @@ import type { Decision, TriggerEvent, TriggerSettings } from './diff';
 import { baselineState, decide, evaluate, listsFor, memoriesOf, nextState } from './diff';
 import { BookedMemory } from './customers';
 import { Planner, pollNow } from './planner';
-import type { WantedRequest } from '../shared/requestLookup';
-import { attachReserve, findInRequestList } from '../shared/requestLookup';
 import type { SessionsState, TriggerState } from './state';
 import { serverNow } from './state';
 import { mergeByTime, watchUpdates } from './updates/poll';
@@ -326,21 +327,19 @@ async function attachRequests(
 	const events = decisions.map((decision) => decision.event);
 	const requestPages = pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : []));
 	const listed = requestPages.flatMap((page) => page.items);
-	const inList = await findInRequestList(wantedRequests(events, listed, needs), {
-		known: requestPages,
-		callsLeft: () => options.budget.left(),
-		read: async (page) => {
-			const read = await source.readPage('requests', page);
-			if (!read) return undefined;
-			options.budget.answered();
-			calls.requests++;
-			return read as PageRead<BookingRequest>;
+	const joined = await joinRequests(
+		wantedRequests(events, listed, needs),
+		{
+			known: requestPages,
+			callsLeft: () => options.budget.left(),
+			read: async (page) => {
+				const read = await source.readPage('requests', page);
+				if (!read) return undefined;
+				options.budget.answered();
+				calls.requests++;
+				return read as PageRead<BookingRequest>;
+			},
 		},
-	});
-	return await attachEach(
-		events,
-		[...listed, ...inList],
-		needs,
 		async (id) => {
 			if (options.budget.left() < 1) return undefined;
 			const request = await source.fetchRequest(id);
@@ -349,7 +348,10 @@ async function attachRequests(
 			calls.getRequest++;
 			return request;
 		},
+		{ oldestFirst: true },
 	);
+	// the join served the events' requests in event order: the events handled stop at the first it could not serve
+	return await attachEach(events, listed, needs, async (id) => (joined.has(id) ? joined.get(id) : undefined));
 }
 
 /**
