@@ -128,7 +128,8 @@ async function readFromTop(wanted: WantedRequest[], reader: RequestListReader): 
 		let next = current.no + 1;
 		if (expected < MIN_YIELD || sparse >= 2) {
 			if (below.length <= searchCost(lastPage)) break;
-			const to = await firstPageReaching(Math.max(...below) + HINT_SLACK_MS, first, lastPage, read, current);
+			const newestBelow = below.reduce((newest, at) => Math.max(newest, at), -Infinity);
+			const to = await firstPageReaching(newestBelow + HINT_SLACK_MS, first, lastPage, read, current);
 			if (to === undefined) break;
 			next = Math.max(next, to);
 			sparse = 0;

@@ -30,8 +30,11 @@ async function expectRight(list: ModelList, wanted: WantedRequest[], joined: Map
 	for (const [id, request] of joined) expect(request).toEqual(truth.get(id) ?? null);
 }
 
-async function join(list: ModelList, wanted: WantedRequest[], options: { oldestFirst?: boolean; callsLeft?: () => number } = {}) {
-	return await joinRequests(wanted, list.reader(options.callsLeft), async (id) => await list.get(id), { oldestFirst: options.oldestFirst });
+/** joinRequests on the model list, checked to be right. */
+async function join(list: ModelList, wanted: WantedRequest[], options: { oldestFirst?: boolean } = {}) {
+	const joined = await joinRequests(wanted, list.reader(), async (id) => await list.get(id), options);
+	await expectRight(list, wanted, joined);
+	return joined;
 }
 
 describe('joinRequests from the top (Get Many sessions)', () => {
@@ -39,8 +42,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const list = new ModelList();
 		const all = list.addMany(300, T0);
 		const wanted = [...want(all.slice(-2)), { id: all[5].id, at: null }, { id: all[6].id, at: null }];
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect({ reads: list.calls, gets: list.gets }).toEqual({ reads: 0, gets: 4 });
 	});
 
@@ -48,8 +50,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const list = new ModelList();
 		const all = list.addMany(5_000, T0);
 		const wanted = want(all.filter((_, i) => i % 7 === 0).slice(-10));
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect({ reads: list.calls, gets: list.gets }).toEqual({ reads: 1, gets: 0 });
 	});
 
@@ -60,8 +61,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const sessionsRead = month.slice(1_000); // the sessions read reach back to here
 		const completed = sessionsRead.filter((_, i) => i % 4 !== 1);
 		const wanted = want(completed).reverse(); // the session list is newest first
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect(list.gets).toBe(0);
 		expect(list.calls).toBe(pagesSpanned(list, completed));
 		expect(list.readPages).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
@@ -73,8 +73,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 			const all = list.addMany(3_000, T0);
 			const completed = all.slice(1_000);
 			const wanted = want(completed, shift).reverse();
-			const joined = await join(list, wanted);
-			await expectRight(list, wanted, joined);
+			await join(list, wanted);
 			expect(list.gets).toBe(0);
 			expect(list.calls).toBeLessThanOrEqual(pagesSpanned(list, completed) + 1);
 		}
@@ -87,7 +86,6 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		list.remove(all[700].id);
 		list.remove(all[400].id); // the oldest wanted one
 		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
 		expect(joined.get(all[700].id)).toBeNull();
 		expect(joined.get(all[400].id)).toBeNull();
 		expect(list.gets).toBe(2);
@@ -100,8 +98,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const wanted = want(all.slice(1_000)).reverse();
 		wanted[500] = { ...wanted[500], at: T0 + 5_000_000 };
 		wanted[600] = { ...wanted[600], at: T0 - 5_000_000 }; // and one whose hint is far too old
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect(list.gets).toBeLessThanOrEqual(2);
 		expect(list.calls).toBeLessThanOrEqual(pagesSpanned(list, all.slice(1_000)) + 1);
 	});
@@ -111,8 +108,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const list = new ModelList({ beforeRead: (self) => self.addMany(7, (arriving += 10_000)) });
 		const all = list.addMany(3_000, T0);
 		const wanted = want(all.slice(500)).reverse();
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		// reading downward, a request pushed to the next page is read twice, never skipped
 		expect(list.gets).toBe(0);
 		expect(list.calls).toBeLessThanOrEqual(pagesSpanned(list, all.slice(500)) + 1);
@@ -125,8 +121,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const newer = list.addMany(1_000, T0 + 8_000_000);
 		const completed = [...older.slice(200), ...newer];
 		const wanted = want(completed).reverse();
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect(list.gets).toBe(0);
 		// 10 pages of the newer, the search across the 50 pages of the import, 8 (+1) of the older
 		expect(list.calls).toBeLessThanOrEqual(10 + 9 + 8);
@@ -137,8 +132,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const all = list.addMany(20_000, T0);
 		const completed = [...all.slice(1_000, 1_003), ...all.slice(-300)];
 		const wanted = want(completed).reverse();
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect(list.gets).toBe(3);
 		expect(list.calls).toBeLessThanOrEqual(4);
 	});
@@ -148,8 +142,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const all = list.addMany(10_000, T0);
 		const completed = all.filter((_, i) => i % 100 === 7);
 		const wanted = want(completed).reverse();
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect(list.calls + list.gets).toBeLessThanOrEqual(completed.length + 3);
 	});
 
@@ -157,8 +150,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const list = new ModelList({ ignorePage: true });
 		const all = list.addMany(1_000, T0);
 		const wanted = want(all.slice(500)).reverse();
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect(list.calls).toBe(2);
 		expect(list.gets).toBe(400);
 	});
@@ -167,8 +159,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const list = new ModelList({ sendTotal: false });
 		const all = list.addMany(950, T0);
 		const wanted = want(all).reverse();
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect({ reads: list.calls, gets: list.gets }).toEqual({ reads: 10, gets: 0 });
 	});
 
@@ -176,8 +167,7 @@ describe('joinRequests from the top (Get Many sessions)', () => {
 		const list = new ModelList();
 		const all = list.addMany(200, T0);
 		const wanted = [...want([all[10], all[10], all[11]]), { id: 'r-gone', at: null }, { id: 'r-gone', at: null }];
-		const joined = await join(list, wanted);
-		await expectRight(list, wanted, joined);
+		await join(list, wanted);
 		expect(list.gets).toBe(3); // all[10] and all[11] (fewer than 3 with a hint: no list read) and r-gone, once each
 	});
 });
@@ -220,8 +210,7 @@ describe('joinRequests: either way of reading', () => {
 			for (const oldestFirst of [false, true]) {
 				list.calls = 0;
 				list.gets = 0;
-				const joined = await join(list, wanted, { oldestFirst });
-				await expectRight(list, wanted, joined);
+				await join(list, wanted, { oldestFirst });
 				if (!oldestFirst) expect(list.calls + list.gets).toBeLessThanOrEqual(wanted.length + 1);
 				cases++;
 			}
