@@ -1,6 +1,6 @@
 /**
- * Benchmark rows of Booking Session → Get Many with Include Booking Request (child-process entry,
- * like row-main.ts: prints its RowResult list as JSON on the last line): Return All of `n` sessions
+ * Benchmark rows of Booking Session → Get Many with Include Booking Request (run through
+ * row-main.ts, like the other in-process rows): Return All of `n` sessions
  * of a month (30% completed: 25% through a draft, 5% without one; requests without a session 10% of
  * the sessions; 1,000 requests from before), in n8n-core in process against the sandbox with the
  * contract's real limit (1 request per second per key). Every completed session's `request` is checked
@@ -10,7 +10,7 @@
  * the completed sessions' requests; the target is at most 3 calls more. The version before the join
  * (one Get request per completed session) runs the same row.
  *
- * Usage: node scripts/ts-run.js bench/funnelRows.ts include 1000
+ * Usage: node scripts/ts-run.js bench/row-main.ts include 1000
  *        `npm run bench -- --only=funnel` runs the 1,000 and 10,000 rows.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -73,18 +73,4 @@ export async function includeRequestRow(n: number): Promise<RowResult> {
 	} finally {
 		await sandbox.close();
 	}
-}
-
-if (process.argv[1]?.endsWith('funnelRows.ts')) {
-	const [name, arg] = process.argv.slice(2);
-	const run = name === 'include' ? includeRequestRow(Number(arg)) : Promise.reject(new Error(`unknown funnel row ${name}`));
-	run
-		.then((row) => {
-			process.stdout.write(`\n${JSON.stringify([row])}\n`);
-			process.exit(0);
-		})
-		.catch((error: unknown) => {
-			console.error(error);
-			process.exit(1);
-		});
 }

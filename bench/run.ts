@@ -96,7 +96,7 @@ async function main() {
 			],
 		],
 		// Issue 35: Get Many sessions with Include Booking Request (the join of sessions to requests).
-		['funnel', [['bench/funnelRows.ts', ['include', '1000']], ['bench/funnelRows.ts', ['include', String(large)]]]],
+		['funnel', [['bench/row-main.ts', ['include', '1000']], ['bench/row-main.ts', ['include', String(large)]]]],
 		// Issues 14 and 27: the same Return All at the server's arrival times, per network latency
 		// (cold, warm and a scheduled run of an idle key).
 		['pacing', ['0', '100', '250', '500', '80-320', '40-900'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],

@@ -11,15 +11,10 @@
  * week's sessions, with the sessions, completed, conversion rate and median minutes to book computed
  * here from the sandbox's data; a second run the same day replaces those rows (no duplicate).
  */
-import * as path from 'node:path';
-
 import { playBookingActivity } from '../../harness/bookingActivity';
-import { installTarball } from '../../harness/n8n/communityPackage';
-import { N8nCli } from '../../harness/n8n/cli';
-import { N8nRest } from '../../harness/n8n/rest';
-import { startN8n, type N8nServer } from '../../harness/n8n/server';
-import { loadExampleWorkflows, makeUserFolder, type ExampleWorkflow } from '../../harness/n8n/workflows';
 import { hashKey, sortSessions, startSandbox, type Sandbox, type Session } from '../../sandbox';
+import { dataTableRows } from './helpers/dataTable';
+import { startRecipe, type Recipe } from './helpers/recipe';
 import { loadState } from './helpers/state';
 
 const FILE = 'funnel-report.json';
@@ -87,13 +82,10 @@ const byKey = (a: Row, b: Row) => String(a.row_key).localeCompare(String(b.row_k
 describe('funnel report recipe (examples/funnel-report.json) in a real n8n', () => {
 	const state = loadState();
 	let sandbox: Sandbox;
-	let server: N8nServer | undefined;
-	let rest: N8nRest;
-	let example: ExampleWorkflow;
+	let recipe: Recipe;
 	const figures: Record<string, unknown> = {};
 
 	beforeAll(async () => {
-		if (!('tarball' in state.pack)) throw new Error(`the package could not be built/packed:\n${state.pack.error}`);
 		sandbox = await startSandbox({ port: 0, seed: 35, sizes: { requests: 0, sessions: 0, forms: 3 } });
 		// 3 weeks that ended 8 days ago, then the last 6 days: no session near the report's 7-day edge
 		sandbox.clock.advance(-8 * DAY);
@@ -102,47 +94,23 @@ describe('funnel report recipe (examples/funnel-report.json) in a real n8n', () 
 		playBookingActivity(sandbox, { sessions: 420, days: 6 });
 		const week = sortSessions(sandbox.workspace().sessions).filter((s) => s.request_id !== null && s.data.contact);
 		for (const session of [week[3], week[60]]) sandbox.deleteRequest(session.request_id as string);
-
-		const userFolder = makeUserFolder(state.workDir, 'funnel-report-');
-		await installTarball(userFolder, state.pack.tarball);
-		const cli = new N8nCli(state.install, userFolder);
-		await cli.importCredentials([{ ...CREDENTIAL, type: 'bookingRequestsApi', data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
-		const found = loadExampleWorkflows(path.join(state.repoDir, 'examples'), CREDENTIAL).find((e) => e.file === FILE);
-		if (!found) throw new Error(`examples/${FILE} is missing`);
-		example = found;
-		await cli.importWorkflows([example.workflow]);
-		server = await startN8n({ userFolder, install: state.install });
-		rest = new N8nRest(server.url, state.install);
-		await rest.setupOwner();
+		recipe = await startRecipe(state, sandbox, FILE, CREDENTIAL);
 	});
 
 	afterAll(async () => {
-		await server?.stop();
+		await recipe?.stop();
 		await sandbox?.close();
 		// eslint-disable-next-line no-console
 		console.log(`[funnel report] ${JSON.stringify(figures)}`);
 	});
 
-	async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
-		const r = await rest.request<{ data: T }>(method, route, body);
-		if (r.status >= 400) throw new Error(`n8n ${method} /rest${route} -> ${r.status}: ${JSON.stringify(r.body).slice(0, 1000)}`);
-		return (r.body as { data: T }).data;
-	}
-
-	/** Every row of the report's table (n8n's REST API, 250 rows a page), reduced to the recipe's columns. */
+	/** Every row of the report's table, reduced to the recipe's columns. */
 	async function tableRows(): Promise<Row[]> {
-		const tables = await api<{ data: Array<{ id: string; name: string; projectId: string }> }>('GET', '/data-tables-global');
-		const table = tables.data.filter((t) => t.name === TABLE);
-		expect(table).toHaveLength(1);
-		const rows: Row[] = [];
-		for (let skip = 0; ; skip += 250) {
-			const page = await api<{ count: number; data: Array<Record<string, unknown>> }>('GET', `/projects/${table[0].projectId}/data-tables/${table[0].id}/rows?take=250&skip=${skip}`);
-			for (const raw of page.data) rows.push(Object.fromEntries(COLUMNS.map((column) => [column, (raw[column] as string | number | null | undefined) ?? null])) as Row);
-			if (rows.length >= page.count || page.data.length === 0) return rows;
-		}
+		return (await dataTableRows(recipe.rest, TABLE)).map((raw) => Object.fromEntries(COLUMNS.map((column) => [column, (raw[column] as string | number | null | undefined) ?? null])) as Row);
 	}
 
 	test('the recipe as shipped: weekly Schedule Trigger, sessions of the last 7 days with their requests, summed by form and utm_source into a keyed Data table', () => {
+		const { example } = recipe;
 		const byName = new Map(example.workflow.nodes.map((n) => [n.name, n]));
 		expect(example.via).toBe('trigger');
 		expect(example.startNode).toBe(NODES.schedule);
@@ -162,7 +130,7 @@ describe('funnel report recipe (examples/funnel-report.json) in a real n8n', () 
 	test("a run: one row per form and utm_source of the week's sessions, with the sandbox's counts, conversion and median minutes to book; a second run replaces them", async () => {
 		sandbox.clearLog();
 		const started = Date.now();
-		const run = await rest.runFromTrigger(example.workflow.id, NODES.schedule, 5 * 60_000);
+		const run = await recipe.rest.runFromTrigger(recipe.example.workflow.id, NODES.schedule, 5 * 60_000);
 		if (!run.ok) throw new Error(`the report failed: ${run.error?.message} ${run.error?.description ?? ''} ${JSON.stringify(run.nodeErrors).slice(0, 1500)}`);
 		figures.runSeconds = (Date.now() - started) / 1000;
 		const weekEnding = String(run.items[NODES.row][0].week_ending);
@@ -196,7 +164,7 @@ describe('funnel report recipe (examples/funnel-report.json) in a real n8n', () 
 		expect(calls.length).toBeLessThanOrEqual(1 + Math.ceil(weekSessions.length / 100) + 1 + Math.ceil(Number(figures.completed) / 100) + 1 + 2 + 3);
 		expect(sandbox.stats().rateLimited).toBe(0);
 
-		const again = await rest.runFromTrigger(example.workflow.id, NODES.schedule, 5 * 60_000);
+		const again = await recipe.rest.runFromTrigger(recipe.example.workflow.id, NODES.schedule, 5 * 60_000);
 		expect(again.ok).toBe(true);
 		expect((await tableRows()).sort(byKey)).toEqual(expected);
 	});
