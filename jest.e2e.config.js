@@ -16,9 +16,13 @@ module.exports = {
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.ts'],
 	// queue mode has its own suite (jest.e2e.queue.config.js: PostgreSQL, Redis, workers). The CRM
-	// recipe is an n8n 2.x workflow (its Data Table node version and parameters are 2.x's; the docs say
-	// so): it is run against n8n 2.x only.
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/queue/', ...(onN8n1 ? ['<rootDir>/test/e2e/crm-sync.e2e.ts'] : [])],
+	// and funnel report recipes are n8n 2.x workflows (their Data Table node version and parameters are
+	// 2.x's; the docs say so): they are run against n8n 2.x only.
+	testPathIgnorePatterns: [
+		'/node_modules/',
+		'<rootDir>/test/e2e/queue/',
+		...(onN8n1 ? ['<rootDir>/test/e2e/crm-sync.e2e.ts', '<rootDir>/test/e2e/funnel-report.e2e.ts'] : []),
+	],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
 	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
 	globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',

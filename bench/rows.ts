@@ -9,6 +9,7 @@ import { createHarness } from '../harness/inProcessN8n';
 import type { PollState } from '../harness/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
 import { hashKey, startSandbox, type Latency } from '../sandbox';
+import { includeRequestRow } from './funnelRows';
 
 export interface RowResult {
 	row: string;
@@ -155,6 +156,8 @@ export async function runRow(name: string, arg: number): Promise<RowResult[]> {
 			return [await twoExecutions(arg)];
 		case 'trigger':
 			return await triggerPolls(arg);
+		case 'include':
+			return [await includeRequestRow(arg)];
 		default:
 			throw new Error(`unknown row ${name}`);
 	}

@@ -4,11 +4,11 @@
  * calls and at least ceil(N/100) - 1 seconds — and prints one table, also written to
  * bench/results/latest.md and latest.json. Benchmarks report figures; they never pass or fail on time.
  *
- * Flags: --quick   scales the 10,000-request row down to 2,000 (said in the table)
+ * Flags: --quick   scales the 10,000-request and 10,000-session rows down to 2,000 (said in the table)
  *        --no-peer skips the rows that run in a real n8n
  *        --only=<groups> runs only these groups (comma-separated): main (in-process Return All,
  *                  two executions, trigger), trigger (a backlog drained under the 36 s poll
- *                  budget), pacing (Return All at each network latency, cold and
+ *                  budget), funnel (Get Many sessions with Include Booking Request), pacing (Return All at each network latency, cold and
  *                  warm), queue (3 processes on Redis), neighbour (another client on the key),
  *                  peer (real n8n: this node vs the HTTP Request node side by side, cold and
  *                  warm, loopback and each latency)
@@ -95,6 +95,8 @@ async function main() {
 				...['100', '500', '2000', '5000'].map((window) => ['bench/triggerRows.ts', ['updates', window]] as [string, string[]]),
 			],
 		],
+		// Issue 35: Get Many sessions with Include Booking Request (the join of sessions to requests).
+		['funnel', [['bench/row-main.ts', ['include', '1000']], ['bench/row-main.ts', ['include', String(large)]]]],
 		// Issues 14 and 27: the same Return All at the server's arrival times, per network latency
 		// (cold, warm and a scheduled run of an idle key).
 		['pacing', ['0', '100', '250', '500', '80-320', '40-900'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],

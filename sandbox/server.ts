@@ -309,6 +309,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			return { session, now: clock.now() };
 		},
 		updateRequest: (id, change) => store.updateRequest(id, change),
+		deleteRequest: (id) => store.deleteRequest(id),
 		revokeKey: (key) => store.revokeKey(key),
 		clock,
 		close: async () => {

@@ -459,6 +459,15 @@ export class Store {
 		return request;
 	}
 
+	/** Sandbox.deleteRequest: the request leaves its workspace's list; Get request then answers 404. */
+	deleteRequest(id: string): BookingRequest {
+		for (const ws of [this.demo, this.other]) {
+			const index = ws.requests.findIndex((r) => r.id === id.toLowerCase());
+			if (index >= 0) return ws.requests.splice(index, 1)[0];
+		}
+		throw new Error(`unknown request ${id}`);
+	}
+
 	findRequest(id: string): BookingRequest {
 		for (const ws of [this.demo, this.other]) {
 			const request = ws.requests.find((r) => r.id === id.toLowerCase());

@@ -338,6 +338,12 @@ export interface Sandbox {
 	abandonNow(input?: StartSessionInput & { idleMinutes?: number }): { session: Session; now: number };
 	/** The workspace changes a request (status, lead status, notes, completion, contact): see RequestChange. */
 	updateRequest(id: string, change: RequestChange): BookingRequest;
+	/**
+	 * The request is deleted (the sandbox's own act: the contract has no delete, but a request a session
+	 * names can be gone): Get request answers 404 and the list no longer holds it; sessions keep their
+	 * `request_id`. Returns the deleted request.
+	 */
+	deleteRequest(id: string): BookingRequest;
 	revokeKey(key: string): void;
 	clock: SandboxClock;
 	close(): Promise<void>;

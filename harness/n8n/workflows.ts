@@ -62,7 +62,7 @@ export function n8nId(seed?: string): string {
 // ---------------------------------------------------------------------------------------------
 
 export interface ExampleWorkflow {
-	/** File name, e.g. `session-funnel.json`. */
+	/** File name, e.g. `funnel-report.json`. */
 	file: string;
 	workflow: WorkflowImport;
 	/**

@@ -25,6 +25,7 @@ import { sleep } from '../../harness/n8n/process';
 import { N8nRest } from '../../harness/n8n/rest';
 import { startN8n, type N8nServer } from '../../harness/n8n/server';
 import { loadExampleWorkflows, makeUserFolder, type ExampleWorkflow, type WorkflowImport } from '../../harness/n8n/workflows';
+import { dataTableRows, restData } from './helpers/dataTable';
 import { loadState } from './helpers/state';
 
 const FILE = 'sync-requests-to-crm.json';
@@ -131,26 +132,11 @@ describe('CRM sync recipe (examples/sync-requests-to-crm.json) in a real n8n', (
 		console.log(`[crm-sync] timings: ${JSON.stringify(timings)}`);
 	});
 
-	async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
-		const r = await rest.request<{ data: T }>(method, route, body);
-		if (r.status >= 400) throw new Error(`n8n ${method} /rest${route} -> ${r.status}: ${JSON.stringify(r.body).slice(0, 1000)}`);
-		return (r.body as { data: T }).data;
-	}
+	const api = <T>(method: string, route: string, body?: unknown): Promise<T> => restData<T>(rest, method, route, body);
 
-	/** Every row of the recipe's table (n8n's REST API, 250 rows a page). */
+	/** Every row of the recipe's table. */
 	async function tableRows(): Promise<Row[]> {
-		const tables = await api<{ data: Array<{ id: string; name: string; projectId: string }> }>('GET', '/data-tables-global');
-		const table = tables.data.filter((t) => t.name === TABLE);
-		expect(table).toHaveLength(1);
-		const rows: Row[] = [];
-		for (let skip = 0; ; skip += 250) {
-			const page = await api<{ count: number; data: Array<Record<string, unknown>> }>(
-				'GET',
-				`/projects/${table[0].projectId}/data-tables/${table[0].id}/rows?take=250&skip=${skip}`,
-			);
-			rows.push(...page.data.map(tableRow));
-			if (rows.length >= page.count || page.data.length === 0) return rows;
-		}
+		return (await dataTableRows(rest, TABLE)).map(tableRow);
 	}
 
 	async function triggerExecutions(): Promise<ExecutionSummary[]> {

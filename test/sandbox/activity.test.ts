@@ -269,7 +269,7 @@ describe('request log and stats', () => {
 describe('cli', () => {
 	it('starts on the given port, prints the URL and the demo key, and closes on SIGINT', async () => {
 		const root = path.resolve(__dirname, '..', '..');
-		const child = spawn(process.execPath, [path.join(root, 'test', 'sandbox', 'cli.js'), '--port', '0', '--seed', '42'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, [path.join(root, 'sandbox', 'cli.js'), '--port', '0', '--seed', '42'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 		let out = '';
 		child.stdout.on('data', (d: Buffer) => (out += d.toString()));
 		child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,10 +1,13 @@
 /**
  * Booking requests attached to completed sessions, when their items need them (output/items.ts
  * `needsRequest`): from the request pages the poll read, then from more pages of the request list when
- * many are wanted (requestLookup.ts), else one Get request each (never twice per poll), within the
+ * many are wanted (shared/requestJoin.ts), else one Get request each (never twice per poll), within the
  * poll's budget. When it runs out, the events stop before the first one that could not be completed
  * (the rest come, in order, in the next poll).
  */
+import type { WantedRequest } from '../../shared/requestJoin';
+import { joinRequests } from '../../shared/requestJoin';
+import { attachReserve } from '../../shared/requestLookup';
 import type { PageRead } from '../../shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import { timestampMs } from '../../shared/utils';
@@ -13,8 +16,6 @@ import type { TriggerEvent } from '../model/event';
 import type { TriggerMemory } from '../model/memory';
 import type { PageObservation } from '../model/pages';
 import { requestsRead } from '../model/pages';
-import type { WantedRequest } from '../requestLookup';
-import { attachReserve, findInRequestList } from '../requestLookup';
 import type { Budget } from './budget';
 import type { PageSource } from './source';
 
@@ -129,25 +130,29 @@ export async function attachRequests(
 	const events = decisions.map((decision) => decision.event);
 	const requestPages = io.pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : []));
 	const listed = requestPages.flatMap((page) => page.items);
-	const inList = await findInRequestList(wantedRequests(events, listed, needs), {
+	const reader = {
 		known: requestPages,
 		callsLeft: () => budget.left(),
-		read: async (page) => {
+		read: async (page: number) => {
 			const read = await source.readPage('requests', page);
 			if (!read) return undefined;
 			budget.answered();
 			calls.requests++;
 			return read as PageRead<BookingRequest>;
 		},
-	});
-	return await attachEach(events, [...listed, ...inList], needs, async (id) => {
+	};
+	const getRequest = async (id: string) => {
 		if (budget.left() < 1) return undefined;
 		const request = await source.fetchRequest(id);
 		if (request === undefined) return undefined;
 		budget.answered();
 		calls.getRequest++;
 		return request;
-	});
+	};
+	// Pages of the request list oldest first (the events' order), then a Get for the rest, within the budget.
+	const joined = await joinRequests(wantedRequests(events, listed, needs), reader, getRequest, { oldestFirst: true });
+	// The join served the requests in event order: the events handled stop at the first it could not serve.
+	return await attachEach(events, listed, needs, async (id) => (joined.has(id) ? joined.get(id) : undefined));
 }
 
 /** Attaches booking requests to sample events ("Fetch Test Event"): from the listed requests or one Get request each. */

@@ -2,14 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { API_PATHS } from '../../../shared/constants';
-import { simplifyRequest } from '../../../shared/output/request';
 import { sessionStatus, simplifySession } from '../../../shared/output/session';
 import { paginate } from '../../../shared/transport/paginate';
-import { getRequestById } from '../../../shared/transport/requestById';
 import type { BookingSession } from '../../../shared/types';
 import { formLocator, getManyFields, simplifyField } from '../common/fields';
 import { readDate, readLimit, readOptionalId, timeOf } from '../common/parameters';
-import { assertRequestShape } from '../bookingRequest/shape';
+import { includedFields } from './includeRequest';
 
 type StatusFilter = 'all' | 'abandoned' | 'completed';
 
@@ -59,12 +57,12 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to fetch the booking request of each completed session and attach it as "request". Each costs one more call, at 1 call per second.',
+					'Whether to attach the booking request of each completed session as "request", with "minutes_to_book" (first save to booking). Read from the request list, about 1 more call per 100 completed sessions.',
 			},
 		],
 	},
 	simplifyField(
-		'id, request_id, status (abandoned or completed), form_id, step, email, first_name, last_name and phone from the saved draft, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url (and any other attribution key), created_at, updated_at',
+		'id, request_id, status (abandoned or completed), form_id, step, email, first_name, last_name and phone from the saved draft, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url (and any other attribution key), created_at, updated_at; with Include Booking Request, completed sessions also get minutes_to_book and request',
 	),
 ];
 
@@ -90,21 +88,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const results: IDataObject[] = [];
-	for (const session of items) {
-		const out = simplify ? simplifySession(session) : ({ ...session } as IDataObject);
-		if (options.includeRequest === true && session.request_id) {
-			out.request = await fetchRequest(this, session.request_id, itemIndex, simplify);
-		}
-		results.push(out);
-	}
-	return results;
-}
-
-/** The session's request; null when the API no longer has it (404), any other failure stops the item. */
-async function fetchRequest(ctx: IExecuteFunctions, requestId: string, itemIndex: number, simplify: boolean): Promise<IDataObject | null> {
-	const body = await getRequestById(ctx, requestId, { itemIndex, nullIfNotFound: true });
-	if (body === null) return null;
-	const request = assertRequestShape(ctx, body, itemIndex);
-	return simplify ? simplifyRequest(request) : (request as IDataObject);
+	const included = options.includeRequest === true ? await includedFields(this, items, { itemIndex, formId, simplify }) : [];
+	return items.map((session, index) => ({ ...(simplify ? simplifySession(session) : session), ...included[index] }) as IDataObject);
 }

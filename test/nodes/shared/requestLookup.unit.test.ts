@@ -2,54 +2,24 @@
  * findInRequestList: booking requests found in pages of the request list instead of one Get each.
  * A model list (newest first by created_at, 100 per page) counts the calls; nothing here waits.
  */
-import type { PageRead } from '../../../nodes/shared/transport/pageReader';
 import type { BookingRequest } from '../../../nodes/shared/types';
-import { attachReserve, findInRequestList, HINT_SLACK_MS, LOOKUP_MIN_WANTED } from '../../../nodes/BookingRequestsTrigger/requestLookup';
-import type { WantedRequest } from '../../../nodes/BookingRequestsTrigger/requestLookup';
+import { attachReserve, findInRequestList, HINT_SLACK_MS, LOOKUP_MIN_WANTED } from '../../../nodes/shared/requestLookup';
+import type { WantedRequest } from '../../../nodes/shared/requestLookup';
+import { ModelList } from '../../support/requestListModel';
 
 const T0 = Date.parse('2026-11-01T00:00:00.000Z');
-const PER_PAGE = 100;
-
-class ModelList {
-	/** Oldest first; served newest first. */
-	readonly requests: BookingRequest[] = [];
-	calls = 0;
-	readPages: number[] = [];
-	private seq = 0;
-
-	constructor(
-		private readonly options: { sendTotal?: boolean; beforeRead?: (list: ModelList) => void } = {},
-	) {}
-
-	add(at: number): BookingRequest {
-		const request = { id: `r-${String(this.seq++).padStart(6, '0')}`, created_at: new Date(at).toISOString() } as BookingRequest;
-		this.requests.push(request);
-		return request;
-	}
-
-	/** `n` requests a second apart from `from`. */
-	addMany(n: number, from: number): BookingRequest[] {
-		return Array.from({ length: n }, (_, i) => this.add(from + i * 1000));
-	}
-
-	reader(callsLeft = () => Infinity) {
-		return {
-			callsLeft,
-			read: async (page: number): Promise<PageRead<BookingRequest>> => {
-				this.options.beforeRead?.(this);
-				this.calls++;
-				this.readPages.push(page);
-				const newestFirst = [...this.requests].reverse();
-				const items = newestFirst.slice((page - 1) * PER_PAGE, page * PER_PAGE).map((item) => ({ ...item }));
-				return { page, items, perPage: PER_PAGE, total: this.options.sendTotal === false ? undefined : this.requests.length };
-			},
-		};
-	}
-}
 
 const want = (requests: BookingRequest[]): WantedRequest[] => requests.map((request) => ({ id: request.id, at: Date.parse(request.created_at) }));
 const ids = (requests: BookingRequest[]) => requests.map((request) => request.id).sort();
 const log2 = (n: number) => Math.ceil(Math.log2(n));
+
+/** findInRequestList on the model list; every request it returns is a wanted one. */
+async function lookup(list: ModelList, wanted: WantedRequest[]): Promise<BookingRequest[]> {
+	const found = await findInRequestList(wanted, list.reader());
+	const wantedIds = new Set(wanted.map((entry) => entry.id));
+	expect(found.filter((request) => !wantedIds.has(request.id))).toEqual([]);
+	return found;
+}
 
 describe('findInRequestList', () => {
 	test(`fewer than ${LOOKUP_MIN_WANTED} wanted: nothing is read (Get request is as cheap)`, async () => {
@@ -57,15 +27,6 @@ describe('findInRequestList', () => {
 		const all = list.addMany(500, T0);
 		expect(await findInRequestList(want(all.slice(0, LOOKUP_MIN_WANTED - 1)), list.reader())).toEqual([]);
 		expect(list.calls).toBe(0);
-	});
-
-	test('wanted among the newest 100: one call finds them all', async () => {
-		const list = new ModelList();
-		const all = list.addMany(1000, T0);
-		const wanted = all.slice(-60, -20);
-		const found = await findInRequestList(want(wanted), list.reader());
-		expect(ids(found)).toEqual(ids(wanted));
-		expect(list.calls).toBe(1);
 	});
 
 	test('a backlog of 6,000 in the middle of 20,000: found in pages, about one call per 100', async () => {
@@ -98,9 +59,7 @@ describe('findInRequestList', () => {
 	test('sparse wanted (one per page): stops after two sparse pages, the rest is left to Get request', async () => {
 		const list = new ModelList();
 		const all = list.addMany(10_000, T0);
-		const wanted = all.filter((_, i) => i % 100 === 7).slice(0, 60);
-		const found = await findInRequestList(want(wanted), list.reader());
-		expect(found.every((request) => wanted.some((entry) => entry.id === request.id))).toBe(true);
+		await lookup(list, want(all.filter((_, i) => i % 100 === 7).slice(0, 60)));
 		expect(list.calls).toBeLessThanOrEqual(1 + 2 * log2(100) + 2);
 	});
 
@@ -113,15 +72,6 @@ describe('findInRequestList', () => {
 		expect(list.calls).toBe(1);
 	});
 
-	test('40 wanted far down 1,000 pages: the interpolated search finds their page in a few calls', async () => {
-		const list = new ModelList();
-		const all = list.addMany(100_000, T0);
-		const wanted = all.slice(30_000, 30_040);
-		const found = await findInRequestList(want(wanted), list.reader());
-		expect(ids(found)).toEqual(ids(wanted));
-		expect(list.calls).toBeLessThanOrEqual(6);
-	});
-
 	test('bursty timestamps (bulk imports of one created_at between quiet hours): bisection bounds the search', async () => {
 		const list = new ModelList();
 		let at = T0;
@@ -129,10 +79,7 @@ describe('findInRequestList', () => {
 			for (let i = 0; i < 250; i++) list.add(at);
 			at += (burst % 7) * 3_600_000 + 1000;
 		}
-		const all = list.requests;
-		const wanted = all.slice(3_100, 3_400);
-		const found = await findInRequestList(want(wanted), list.reader());
-		expect(found.every((request) => wanted.some((entry) => entry.id === request.id))).toBe(true);
+		await lookup(list, want(list.requests.slice(3_100, 3_400)));
 		expect(list.calls).toBeLessThanOrEqual(1 + 2 * log2(100) + 8);
 	});
 
@@ -159,22 +106,17 @@ describe('findInRequestList', () => {
 		expect(found.length).toBeGreaterThan(wanted.length * 0.8);
 	});
 
-	test('a server without pagination.total: the galloping search still finds the range', async () => {
-		const list = new ModelList({ sendTotal: false });
-		const all = list.addMany(8_000, T0);
-		const wanted = all.slice(1_000, 2_000);
-		const found = await findInRequestList(want(wanted), list.reader());
-		expect(ids(found)).toEqual(ids(wanted));
-		expect(list.calls).toBeLessThanOrEqual(1 + 2 * log2(80) + 11);
-	});
-
-	test('the oldest requests of a list that ends on a page boundary', async () => {
-		const list = new ModelList();
-		const all = list.addMany(1_000, T0);
-		const wanted = all.slice(0, 300);
-		const found = await findInRequestList(want(wanted), list.reader());
-		expect(ids(found)).toEqual(ids(wanted));
-		expect(list.readPages).not.toContain(11);
+	test.each([
+		['wanted among the newest 100: one call finds them all', {}, 1_000, -60, -20, 1],
+		['40 wanted far down 1,000 pages: the interpolated search finds their page in a few calls', {}, 100_000, 30_000, 30_040, 6],
+		['a server without pagination.total: the galloping search still finds the range', { sendTotal: false }, 8_000, 1_000, 2_000, 1 + 2 * log2(80) + 11],
+		['the oldest requests of a list that ends on a page boundary: its end is not read past', {}, 1_000, 0, 300, 10],
+	])('%s', async (_name, options, size, from, to, maxCalls) => {
+		const list = new ModelList(options);
+		const wanted = list.addMany(size, T0).slice(from, to);
+		expect(ids(await lookup(list, want(wanted)))).toEqual(ids(wanted));
+		expect(list.calls).toBeLessThanOrEqual(maxCalls);
+		expect(list.readPages).not.toContain(Math.ceil(size / 100) + 1);
 	});
 
 	test(`a request created up to ${HINT_SLACK_MS / 1000} s before its session's updated_at is still found`, async () => {

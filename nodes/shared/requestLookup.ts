@@ -14,9 +14,9 @@
  * never trusted for correctness: a request is taken only by its id, and whatever this does not find
  * (the list moved between calls, a hint that is off, a sparse page) is left to Get request.
  */
-import type { PageRead } from '../shared/transport/pageReader';
-import type { BookingRequest } from '../shared/types';
-import { timestampMs } from '../shared/utils';
+import type { PageRead } from './transport/pageReader';
+import type { BookingRequest } from './types';
+import { timestampMs } from './utils';
 
 /** A booking request to find, with its session's `updated_at` (ms) as the hint where it is. */
 export interface WantedRequest {
@@ -40,7 +40,7 @@ export const HINT_SLACK_MS = 5_000;
 /** Calls a lookup needs at least: page 1, a probe, a page of the range, one Get request. */
 const MIN_CALLS = 4;
 /** A page that brings fewer wanted requests than this is no cheaper than Get request. */
-const MIN_YIELD = 2;
+export const MIN_YIELD = 2;
 
 /**
  * Calls of a poll's `budget` to keep for attaching booking requests, when `needing` of the `seen`
@@ -121,26 +121,33 @@ export async function findInRequestList(wanted: WantedRequest[], reader: Request
 }
 
 /** Calls the search may cost: not worth it for fewer wanted requests than this. */
-function searchCost(lastPage: number | undefined): number {
+export function searchCost(lastPage: number | undefined): number {
 	return Math.min(8, Math.ceil(Math.log2(Math.max(2, lastPage ?? 256))));
 }
 
-type Read = (page: number) => Promise<PageRead<BookingRequest> | undefined>;
+export type Read = (page: number) => Promise<PageRead<BookingRequest> | undefined>;
 
 /**
- * The first page (from the top) whose oldest request is at or before `at` — the page where the oldest
- * wanted request is — or the last page when none reaches back that far. Undefined when the budget runs
+ * The first page (from the top, or below `from`, a page read that does not reach) whose oldest request
+ * is at or before `at` — the page where the oldest wanted request is — or the last page when none
+ * reaches back that far. Undefined when the budget runs
  * out. Probes are interpolated on `created_at` between the pages known not to reach and to reach (or
  * extrapolated at the pace of the list above); a probe that does not halve the bracket is followed by a
  * bisection (or a doubling while the end of the list is unknown), so it never takes more than about
  * 2·log2(pages) calls, and usually 2 or 3.
  */
-async function firstPageReaching(at: number, first: PageRead<BookingRequest>, lastPage: number | undefined, read: Read): Promise<number | undefined> {
+export async function firstPageReaching(
+	at: number,
+	first: PageRead<BookingRequest>,
+	lastPage: number | undefined,
+	read: Read,
+	from: { no: number; page: PageRead<BookingRequest> } = { no: 1, page: first },
+): Promise<number | undefined> {
 	const reaches = (page: PageRead<BookingRequest>) => page.items.length < page.perPage || (oldestOf(page) ?? -Infinity) <= at;
-	if (reaches(first)) return 1;
+	if (reaches(from.page)) return from.no;
 	const perPage = first.perPage;
 	const topTime = newestOf(first) ?? at;
-	let low = { no: 1, page: first }; // read, does not reach
+	let low = from; // read, does not reach
 	let high: { no: number; page?: PageRead<BookingRequest> } = { no: lastPage !== undefined ? lastPage + 1 : Infinity };
 	// interpolated probes that did not halve the bracket, in a row: at 2, the next probe bisects
 	let slow = 0;
@@ -192,5 +199,5 @@ function timesOf(page: PageRead<BookingRequest>): { oldest: number | null; newes
 	return times.length ? { oldest: Math.min(...times), newest: Math.max(...times) } : { oldest: null, newest: null };
 }
 
-const oldestOf = (page: PageRead<BookingRequest>): number | null => timesOf(page).oldest;
-const newestOf = (page: PageRead<BookingRequest>): number | null => timesOf(page).newest;
+export const oldestOf = (page: PageRead<BookingRequest>): number | null => timesOf(page).oldest;
+export const newestOf = (page: PageRead<BookingRequest>): number | null => timesOf(page).newest;
