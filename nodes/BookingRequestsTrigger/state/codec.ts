@@ -69,12 +69,14 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 	const updates = readUpdates(raw.updates, lists);
 	const key = fromLegacy ? legacy.key : isShortText(raw.key) ? raw.key : undefined;
 	const ref = isShortText(raw.ref) ? raw.ref : undefined;
+	const bu = isShortText(raw.bu) ? raw.bu : undefined;
 	return {
 		v: STATE_VERSION,
 		fp: expect.fingerprint,
 		...(key !== undefined ? { key } : {}),
 		...(ref !== undefined ? { ref } : {}),
 		...(selection ? { ev: selection.events } : {}),
+		...(bu !== undefined ? { bu } : {}),
 		since: raw.since,
 		polledAt: raw.polledAt,
 		skewMs: raw.skewMs,

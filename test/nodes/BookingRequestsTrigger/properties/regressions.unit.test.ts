@@ -593,3 +593,446 @@ describe("regressions: catch-ups after weeks off judge the memories by event tim
     expect(violations).toEqual([]);
   });
 });
+
+describe("regressions: found by fresh seeds while the trigger was rebuilt (fixed)", () => {
+  test("minutes_to_recover with Fire Again If Reabandoned: from the latest report of the session (the oracle took its first)", async () => {
+    const program: Program = {
+      "settings": {
+        "trigger": {
+          "events": {
+            "sessionAbandoned": true,
+            "sessionCompleted": true,
+            "requestCreated": false,
+            "requestUpdated": false
+          },
+          "abandonedAfterMs": 60000,
+          "fireAgainIfReabandoned": true,
+          "onlyRecovered": false,
+          "skipIfBooked": false,
+          "customerCooldownMs": 0,
+          "onlyWithEmail": false,
+          "fingerprint": "fp-fuzz"
+        },
+        "perPage": 2,
+        "includeRequest": false,
+        "drainBudget": null
+      },
+      "before": [
+        {
+          "k": "start",
+          "c": 0,
+          "form": 0,
+          "contact": "both",
+          "n": 3,
+          "spelling": false
+        }
+      ],
+      "steps": [
+        {
+          "k": "jump",
+          "ms": 7200000
+        },
+        {
+          "k": "poll",
+          "budget": null
+        },
+        {
+          "k": "save",
+          "s": 2,
+          "addEmail": false
+        },
+        {
+          "k": "jump",
+          "ms": 7200000
+        },
+        {
+          "k": "poll",
+          "budget": 1,
+          "churn": [
+            {
+              "at": 0,
+              "act": {
+                "k": "complete",
+                "s": 0,
+                "from": "old"
+              }
+            }
+          ]
+        },
+        {
+          "k": "complete",
+          "s": 0,
+          "from": "old"
+        },
+        {
+          "k": "poll",
+          "budget": 2
+        },
+        {
+          "k": "save",
+          "s": 0,
+          "addEmail": false
+        },
+        {
+          "k": "complete",
+          "s": 0,
+          "from": "old"
+        },
+        {
+          "k": "tick",
+          "ms": 0
+        }
+      ]
+    };
+    const { violations, kept } = await judged(program);
+    expect(violations).toEqual([]);
+    const recovered = kept.filter((event) => event.event === "session.completed" && event.recoveredFromSessionId === event.session?.id);
+    expect(recovered.map((event) => event.minutesToRecover)).toEqual([120]);
+  });
+
+  test("Only Recovered: a booking without a draft made while a poll reads, after it read the request list, of a customer reminded before: reported, recovered (fixed: the completion waits for the next read of the list; before: left out)", async () => {
+    const program: Program = {
+      "settings": {
+        "trigger": {
+          "events": {
+            "sessionAbandoned": true,
+            "sessionCompleted": true,
+            "requestCreated": true,
+            "requestUpdated": false
+          },
+          "abandonedAfterMs": 60000,
+          "fireAgainIfReabandoned": false,
+          "onlyRecovered": true,
+          "skipIfBooked": false,
+          "customerCooldownMs": 0,
+          "onlyWithEmail": false,
+          "fingerprint": "fp-fuzz"
+        },
+        "perPage": 2,
+        "includeRequest": false,
+        "drainBudget": null
+      },
+      "before": [],
+      "steps": [
+        {
+          "k": "poll",
+          "budget": 1,
+          "churn": [
+            {
+              "at": 0,
+              "act": {
+                "k": "start",
+                "c": 5,
+                "form": 0,
+                "contact": "both",
+                "n": 1,
+                "spelling": false
+              }
+            }
+          ]
+        },
+        {
+          "k": "poll",
+          "budget": 1,
+          "churn": [
+            {
+              "at": 0,
+              "act": {
+                "k": "tick",
+                "ms": 59994
+              }
+            }
+          ]
+        },
+        {
+          "k": "start",
+          "c": 0,
+          "form": 0,
+          "contact": "both",
+          "n": 1,
+          "spelling": false
+        },
+        {
+          "k": "start",
+          "c": 0,
+          "form": 0,
+          "contact": "both",
+          "n": 1,
+          "spelling": false
+        },
+        {
+          "k": "start",
+          "c": 0,
+          "form": 0,
+          "contact": "both",
+          "n": 1,
+          "spelling": false
+        },
+        {
+          "k": "save",
+          "s": 1,
+          "addEmail": false
+        },
+        {
+          "k": "request",
+          "c": 0,
+          "form": 0,
+          "n": 1,
+          "sameMs": false
+        },
+        {
+          "k": "save",
+          "s": 1,
+          "addEmail": false
+        },
+        {
+          "k": "poll",
+          "budget": 1,
+          "churn": [
+            {
+              "at": 0,
+              "act": {
+                "k": "complete",
+                "s": 0,
+                "from": "new"
+              }
+            }
+          ]
+        },
+        {
+          "k": "poll",
+          "budget": 3
+        },
+        {
+          "k": "jump",
+          "ms": 7200000
+        },
+        {
+          "k": "poll",
+          "budget": null,
+          "churn": [
+            {
+              "at": 1,
+              "act": {
+                "k": "book",
+                "c": 5,
+                "form": 0
+              }
+            }
+          ]
+        },
+        {
+          "k": "poll",
+          "budget": 1
+        }
+      ]
+    };
+    const { violations, kept } = await judged(program, [...ALL, "missing"]);
+    expect(violations).toEqual([]);
+    expect(kept.filter((event) => event.event === "session.completed").map((event) => event.recovered)).toEqual([true]);
+  });
+
+  test("a poll during which more rows with one timestamp arrive than its estimate placed reads on with the calls it has left (fixed: it came back cut, and a draft saved again before the next poll lost its idle period)", async () => {
+    const program: Program = {
+      "settings": {
+        "trigger": {
+          "events": {
+            "sessionAbandoned": true,
+            "sessionCompleted": true,
+            "requestCreated": true,
+            "requestUpdated": false
+          },
+          "abandonedAfterMs": 60000,
+          "fireAgainIfReabandoned": false,
+          "onlyRecovered": false,
+          "skipIfBooked": false,
+          "customerCooldownMs": 0,
+          "onlyWithEmail": false,
+          "fingerprint": "fp-fuzz"
+        },
+        "perPage": 2,
+        "includeRequest": false,
+        "drainBudget": null
+      },
+      "before": [
+        {
+          "k": "start",
+          "c": 0,
+          "form": 0,
+          "contact": "both",
+          "n": 3
+        }
+      ],
+      "steps": [
+        {
+          "k": "request",
+          "c": 1,
+          "form": 0,
+          "n": 3,
+          "sameMs": true
+        },
+        {
+          "k": "jump",
+          "ms": 7200000
+        },
+        {
+          "k": "poll",
+          "budget": null,
+          "churn": [
+            {
+              "at": 1,
+              "act": {
+                "k": "request",
+                "c": 2,
+                "form": 0,
+                "n": 4,
+                "sameMs": true
+              }
+            }
+          ]
+        },
+        {
+          "k": "save",
+          "s": 0,
+          "addEmail": false
+        },
+        {
+          "k": "poll",
+          "budget": null
+        }
+      ]
+    };
+    const { violations, kept } = await judged(program, [...ALL, "churnDeferral"]);
+    expect(violations).toEqual([]);
+    expect(kept.filter((event) => event.event === "session.abandoned")).toHaveLength(3);
+  });
+
+  test("requests created while a poll reads, after its read of page 1 (not ahead of the clock), come in the next poll at their created_at (fixed: they came at once with an event time before their created_at)", async () => {
+    const program: Program = {
+      "settings": {
+        "trigger": {
+          "events": {
+            "sessionAbandoned": true,
+            "sessionCompleted": true,
+            "requestCreated": true,
+            "requestUpdated": false
+          },
+          "abandonedAfterMs": 60000,
+          "fireAgainIfReabandoned": false,
+          "onlyRecovered": false,
+          "skipIfBooked": false,
+          "customerCooldownMs": 0,
+          "onlyWithEmail": false,
+          "fingerprint": "fp-fuzz"
+        },
+        "perPage": 2,
+        "includeRequest": false,
+        "drainBudget": null
+      },
+      "before": [],
+      "steps": [
+        {
+          "k": "tick",
+          "ms": 10000
+        },
+        {
+          "k": "request",
+          "c": 0,
+          "form": 0,
+          "n": 1,
+          "sameMs": false
+        },
+        {
+          "k": "request",
+          "c": 0,
+          "form": 0,
+          "n": 1,
+          "sameMs": false
+        },
+        {
+          "k": "request",
+          "c": 0,
+          "form": 0,
+          "n": 1,
+          "sameMs": false
+        },
+        {
+          "k": "book",
+          "c": 0,
+          "form": 0
+        },
+        {
+          "k": "start",
+          "c": 0,
+          "form": 0,
+          "contact": "both",
+          "n": 3,
+          "spelling": false
+        },
+        {
+          "k": "poll",
+          "budget": null,
+          "churn": [
+            {
+              "at": 0,
+              "act": {
+                "k": "complete",
+                "s": 0,
+                "from": "old"
+              }
+            }
+          ]
+        },
+        {
+          "k": "start",
+          "c": 0,
+          "form": 0,
+          "contact": "both",
+          "n": 1,
+          "spelling": false
+        },
+        {
+          "k": "complete",
+          "s": 0,
+          "from": "old"
+        },
+        {
+          "k": "tick",
+          "ms": 10000
+        },
+        {
+          "k": "poll",
+          "budget": 9,
+          "churn": [
+            {
+              "at": 1,
+              "act": {
+                "k": "request",
+                "c": 0,
+                "form": 0,
+                "n": 4,
+                "sameMs": false
+              }
+            },
+            {
+              "at": 0,
+              "act": {
+                "k": "complete",
+                "s": 0,
+                "from": "old"
+              }
+            }
+          ]
+        },
+        {
+          "k": "save",
+          "s": 0,
+          "addEmail": false
+        }
+      ]
+    };
+    const { violations, kept } = await judged(program);
+    expect(violations).toEqual([]);
+    for (const event of kept.filter((entry) => entry.event === "request.created")) expect(event.at).toBe(Date.parse(event.request!.created_at));
+  });
+});

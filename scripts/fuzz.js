@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// `npm run test:fuzz`: the trigger's property tests at length (FUZZ_RUNS generated programs, 20,000 by
+// default) with a fresh seed on every run, printed first so that a failure can be replayed:
+//   FUZZ_SEED=<seed> npm run test:fuzz
+// A failure prints the shrunk program: keep it in properties/regressions.unit.test.ts and fix it.
+'use strict';
+const { spawnSync } = require('node:child_process');
+const { randomInt } = require('node:crypto');
+
+const seed = process.env.FUZZ_SEED ?? String(randomInt(1, 2 ** 31 - 1));
+const runs = process.env.FUZZ_RUNS ?? '20000';
+console.log(`trigger properties: FUZZ_RUNS=${runs} FUZZ_SEED=${seed} (replay: FUZZ_SEED=${seed} npm run test:fuzz)`);
+const args = ['jest', '-c', 'jest.unit.config.js', 'test/nodes/BookingRequestsTrigger/properties', ...process.argv.slice(2)];
+const result = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, FUZZ_RUNS: runs, FUZZ_SEED: seed } });
+console.log(`trigger properties: FUZZ_SEED=${seed} ${result.status === 0 ? 'passed' : 'FAILED'}`);
+process.exit(result.status ?? 1);
