@@ -30,7 +30,7 @@ export const triggerProperties: INodeProperties[] = [
 		required: true,
 		default: ['sessionAbandoned'],
 		description:
-			'What starts the workflow. Changing the events (or the form) starts afresh from the moment of the change.',
+			'What starts the workflow. An event added to a published workflow counts from the last check; what the trigger remembers is kept.',
 		// Each event's entry comes from its module (events/*.ts), listed by name as n8n's editor expects.
 		options: [...EVENT_KINDS]
 			.sort((a, b) => a.option.name.localeCompare(b.option.name))

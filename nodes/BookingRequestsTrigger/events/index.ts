@@ -26,9 +26,9 @@ export function selectedKinds(settings: TriggerSettings): EventKind[] {
 	return EVENT_KINDS.filter((kind) => settings.events[kind.value] === true);
 }
 
-/** The event that judges a window's candidates. */
-export function judgeOf(window: WindowName): EventKind | undefined {
-	return EVENT_KINDS.find((kind) => kind.judges.includes(window));
+/** The events that judge a window's candidates, in EVENT_KINDS order (each gives a decision per candidate). */
+export function judgesOf(window: WindowName): EventKind[] {
+	return EVENT_KINDS.filter((kind) => kind.judges.includes(window) && kind.judge !== undefined);
 }
 
 /** The windows the selected events need read. */

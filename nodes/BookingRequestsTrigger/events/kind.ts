@@ -38,7 +38,8 @@ export interface EventKind {
 	windows(settings: TriggerSettings): WindowName[];
 	/**
 	 * The windows whose candidates this event judges: also when it is not selected, for the memory it
-	 * keeps (a session seen abandoned makes a later completion `recovered`).
+	 * keeps (a session seen abandoned makes a later completion `recovered`). Several events may judge
+	 * one window (a decision each per candidate).
 	 */
 	judges: WindowName[];
 	judge?(candidate: Candidate, context: JudgeContext): Decision;

@@ -94,8 +94,9 @@ export class Planner {
 			const targets = targetsOf(this.windows, { view: this.view, pagesLeft: this.input.pagesLeft(), now: this.now });
 			yield* this.readTargets(targets);
 			// Shares are estimates (rows added at the top while the poll reads push a window's end down):
-			// what the budget still affords finishes the windows left open.
-			for (const target of targets) if (!covered(this.view, target) && this.input.pagesLeft() >= 1) yield* this.readTarget(target, this.input.pagesLeft());
+			// what the budget still affords extends the runs from page 1 that have not reached their stop
+			// (without reading a page twice: a window read from its oldest part would start over).
+			for (const target of targets) if (this.extendsTopRun(target) && !covered(this.view, target) && this.input.pagesLeft() >= 1) yield* this.readTarget(target, this.input.pagesLeft());
 		}
 		// Request Updated's older pages come last: the pages the windows read serve it too.
 		if (settings.events.requestUpdated && settings.updates) {

@@ -7,7 +7,7 @@
  * Events come oldest first, also across polls: when a window could not be read to its top in this poll
  * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
  */
-import { judgeOf, windowsNeeded } from '../events';
+import { judgesOf, windowsNeeded } from '../events';
 import type { TriggerMemory } from '../model/memory';
 import type { ListItem, ListName, PageObservation, Run } from '../model/pages';
 import { readBounds, runsOf, sortTime } from '../model/pages';
@@ -96,7 +96,7 @@ type Fresh = Record<ListName, Map<string, { item: ListItem; time: number | null 
 /** The candidates a covered window brings, up to the frontier (a tie group's bottom one ms past it). */
 function candidatesOf(outcome: WindowOutcome, fresh: Fresh, frontier: number): Candidate[] {
 	const { window, coverage, upper } = outcome;
-	if (!coverage || !judgeOf(window.name)) return [];
+	if (!coverage || judgesOf(window.name).length === 0) return [];
 	const candidates: Candidate[] = [];
 	const taken = new Set<string>();
 	for (const entry of coverage.items) {

@@ -1,10 +1,11 @@
 /**
- * Which candidates are events: each judged by the event that owns its window (events/), in event
- * order, with the customers' memory applied as it goes (once per session, who booked, who was reminded).
+ * Which candidates are events: each judged by the events that judge its window (events/; one decision
+ * per event and candidate), in event order, with the customers' memory applied as it goes (once per
+ * session, who booked, who was reminded).
  */
 import type { Decision } from '../events/context';
 import { judgeContext } from '../events/context';
-import { judgeOf } from '../events';
+import { judgesOf } from '../events';
 import type { TriggerEvent } from '../model/event';
 import type { CustomerMemories } from '../model/memory';
 import type { TriggerSettings } from '../model/settings';
@@ -12,7 +13,7 @@ import type { Evaluation } from './evaluate';
 
 export function decide(customers: CustomerMemories, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
 	const context = judgeContext(customers, evaluation.pages, evaluation.now, settings);
-	return evaluation.candidates.map((candidate) => judgeOf(candidate.window)?.judge?.(candidate, context) ?? { candidate });
+	return evaluation.candidates.flatMap((candidate) => judgesOf(candidate.window).map((kind) => (kind.judge as NonNullable<typeof kind.judge>)(candidate, context)));
 }
 
 /** The windows' events and the watched requests' events, one list by event time (each already in that order). */
