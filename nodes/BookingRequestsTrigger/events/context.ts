@@ -6,14 +6,13 @@
  */
 import { draftContact } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
 import type { Reminder } from '../memory/customers';
 import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../memory/customers';
 import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../memory/seen';
 import type { TriggerEvent } from '../model/event';
 import type { CustomerMemories } from '../model/memory';
 import type { PageObservation } from '../model/pages';
-import { readBounds, requestsRead } from '../model/pages';
+import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import type { Candidate } from '../model/windows';
 
@@ -119,7 +118,7 @@ export function bookingsInPoll(pages: PageObservation[], now: number, identity: 
 	const byId = new Map<string, BookingRequest>();
 	for (const request of requestsRead<BookingRequest>(pages)) {
 		byId.set(request.id, request);
-		const at = timestampMs(request.created_at);
+		const at = sortTime('requests', request);
 		if (at === null || at > now) continue;
 		for (const code of identity(requestCodes(request))) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
 	}

@@ -29,6 +29,7 @@ import { UpdatesMemory } from '../memory/requests/records';
 import type { ChangeField, Watched } from '../memory/requests/watched';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from '../memory/requests/watched';
 import type { PageObservation } from '../model/pages';
+import { sortTime } from '../model/pages';
 import type { UpdateSettings } from '../model/settings';
 
 /** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (docs/booking-requests-trigger.md). */
@@ -109,6 +110,11 @@ function passesFilters(settings: UpdateSettings, changed: ChangeField[] | 'unkno
 	);
 }
 
+/** `request.updated:<request id>:<updated_at ms, or h + a link of the change chain>`. */
+export function updatedEventId(id: string, version: number | string): string {
+	return `request.updated:${id}:${version}`;
+}
+
 /** The watched values, in a fixed order (the contact's four fields, or null when not known). */
 function valuesOf(watched: Watched): unknown[] {
 	const { contact } = watched;
@@ -144,10 +150,10 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		const at = updatedAt !== null && updatedAt <= now + 1000 ? updatedAt : now;
 		const reportable = input.form === undefined || request.form_id === input.form;
 		if (!record) {
-			const created = timestampMs(request.created_at);
+			const created = sortTime('requests', request);
 			const existedAtActivation = created === null || created <= input.since;
 			if (!input.baseline && existedAtActivation && updatedAt !== null && updatedAt > input.since && reportable && passesFilters(settings, 'unknown', current)) {
-				changes.push({ request, eventId: `request.updated:${id}:${updatedAt}`, at, changedFields: [], previous: null });
+				changes.push({ request, eventId: updatedEventId(id, updatedAt), at, changedFields: [], previous: null });
 			}
 			memory.set(id, { rank: rank ?? 0, updatedAt: recordMs(updatedAt), watched: current, sealed: sealOf(id, request, current) });
 			continue;
@@ -171,7 +177,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		if (reported.length === 0 || !reportable || !passesFilters(settings, reported, current)) continue;
 		changes.push({
 			request,
-			eventId: `request.updated:${id}:${link === undefined ? updatedAt : `h${link}`}`,
+			eventId: updatedEventId(id, link === undefined ? (updatedAt as number) : `h${link}`),
 			at,
 			changedFields: CHANGE_FIELDS.filter((field) => reported.includes(field)),
 			previous: previousValues(before, reported),

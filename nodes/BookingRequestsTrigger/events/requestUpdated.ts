@@ -10,16 +10,17 @@ import type { BookingRequest } from '../../shared/types';
 import { timestampMs } from '../../shared/utils';
 import type { TriggerEvent } from '../model/event';
 import type { WindowMemory } from '../model/windows';
+import { sortTime } from '../model/pages';
 import { requestItem } from '../output/items';
 import { SAMPLES_PER_EVENT } from '../output/samples';
 import type { EventKind, WatchedInput } from './kind';
-import { detectUpdates } from './requestChanges';
+import { detectUpdates, updatedEventId } from './requestChanges';
 
 /** Whether the request window (after this poll) has passed a request: its creation is handled. */
 function passedBy(window: WindowMemory | undefined): (request: BookingRequest) => boolean {
 	if (!window) return () => true;
 	return (request) => {
-		const created = timestampMs(request.created_at);
+		const created = sortTime('requests', request);
 		return created === null || created <= window.floor || window.done.has(created, request.id);
 	};
 }
@@ -60,7 +61,7 @@ function samples(first: { requests?: BookingRequest[]; now: number }): TriggerEv
 		.sort((a, b) => (timestampMs(b.updated_at) as number) - (timestampMs(a.updated_at) as number));
 	return (changed.length > 0 ? changed : requests).slice(0, SAMPLES_PER_EVENT).map((request): TriggerEvent => {
 		const at = timestampMs(request.updated_at);
-		return { event: 'request.updated', eventId: `request.updated:${request.id}:${at ?? 'sample'}`, at: at ?? first.now, request, changedFields: [], previous: null };
+		return { event: 'request.updated', eventId: updatedEventId(request.id, at ?? 'sample'), at: at ?? first.now, request, changedFields: [], previous: null };
 	});
 }
 

@@ -10,12 +10,11 @@ import { joinRequests } from '../../shared/requestJoin';
 import { attachReserve } from '../../shared/requestLookup';
 import type { PageRead } from '../../shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
 import type { Decision } from '../events/context';
 import type { TriggerEvent } from '../model/event';
 import type { TriggerMemory } from '../model/memory';
 import type { PageObservation } from '../model/pages';
-import { requestsRead } from '../model/pages';
+import { requestsRead, sortTime } from '../model/pages';
 import type { Budget } from './budget';
 import type { PageSource } from './source';
 
@@ -52,7 +51,7 @@ function requestsToAttach(pages: PageObservation[], floor: number, needs: NeedsR
 	for (const page of pages) {
 		if (page.list !== 'sessions') continue;
 		for (const item of page.items as BookingSession[]) {
-			if ((timestampMs(item.updated_at) ?? Infinity) <= floor) continue;
+			if ((sortTime('sessions', item) ?? Infinity) <= floor) continue;
 			seen.add(item.id);
 			if (typeof item.request_id === 'string' && !listed.has(item.request_id) && needs(item)) wanted.add(item.request_id);
 		}
@@ -88,7 +87,7 @@ function wantedRequests(events: Array<TriggerEvent | undefined>, listed: Booking
 		const session = sessionNeedingRequest(event, needs);
 		if (!session) continue;
 		const id = String(session.request_id);
-		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: timestampMs(session.updated_at) });
+		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: sortTime('sessions', session) });
 	}
 	return [...wanted.values()];
 }

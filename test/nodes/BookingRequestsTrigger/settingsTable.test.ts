@@ -100,6 +100,23 @@ describe(ROWS['Add an event'], () => {
 		expect(completed.map((item) => [item.id, item.recovered, item.recovered_from_session_id])).toEqual([[again.id, true, ann.id]]);
 	});
 
+	test('Session Completed added: the reminded session itself completes, recovered; nothing before the change is replayed', async () => {
+		const run = await published({ events: ['sessionAbandoned'], abandonedAfterMinutes: 30 });
+		const early = leaveDraft('Early');
+		sandbox.completeSession(early.id); // completed while Session Completed was off: not reported later
+		const bo = leaveDraft('Bo');
+		sandbox.clock.advance(31 * MIN);
+		expect(ofEvent((await poll(run)).items, 'session.abandoned').map((item) => item.id)).toEqual([bo.id]);
+
+		run.parameters = { ...run.parameters, events: ['sessionAbandoned', 'sessionCompleted'] };
+		sandbox.clock.advance(MIN);
+		sandbox.completeSession(bo.id);
+		const items = (await poll(run)).items;
+		const completed = ofEvent(items, 'session.completed');
+		expect(completed.map((item) => [item.id, item.recovered])).toEqual([[bo.id, true]]);
+		expect(ofEvent(items, 'session.abandoned')).toEqual([]);
+	});
+
 	test('New Request added: the requests created since the last check are reported once; the abandonments go on', async () => {
 		const run = await published({ events: ['sessionAbandoned', 'sessionCompleted'], abandonedAfterMinutes: 30, skipIfBooked: false });
 		const cy = leaveDraft('Cy');
