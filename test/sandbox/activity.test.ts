@@ -205,7 +205,7 @@ describe('control interface', () => {
 			expect((await control(own, 'GET', '/__sandbox/clock')).data.offsetMs).toBe(60_000);
 			expect((await control(own, 'POST', '/__sandbox/clock', {})).status).toBe(400);
 			expect((await control(own, 'GET', '/__sandbox/nope')).status).toBe(404);
-			expect((await control(own, 'GET', '/__sandbox/sessions')).status).toBe(405);
+			expect((await control(own, 'GET', '/__sandbox/abandon')).status).toBe(405);
 			expect((await control(own, 'POST', '/__sandbox/sessions/00000000-0000-4000-8000-000000000000/save', {})).status).toBe(404);
 			const bad = await axios.post(`${own.url}/__sandbox/faults`, '{not json', { headers: { 'Content-Type': 'application/json' }, validateStatus: () => true, transformRequest: (d: string) => d });
 			expect(bad.status).toBe(400);
@@ -269,7 +269,7 @@ describe('request log and stats', () => {
 describe('cli', () => {
 	it('starts on the given port, prints the URL and the demo key, and closes on SIGINT', async () => {
 		const root = path.resolve(__dirname, '..', '..');
-		const child = spawn(process.execPath, [path.join(root, 'test', 'sandbox', 'cli.js'), '--port', '0', '--seed', '42'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, [path.join(root, 'sandbox', 'cli.js'), '--port', '0', '--seed', '42'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 		let out = '';
 		child.stdout.on('data', (d: Buffer) => (out += d.toString()));
 		child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -136,7 +136,7 @@ describe('cli --latency', () => {
 		['80-320', '80-320 ms'],
 	])('--latency %s', async (value, shown) => {
 		const root = path.resolve(__dirname, '..', '..');
-		const child = spawn(process.execPath, [path.join(root, 'test', 'sandbox', 'cli.js'), '--port', '0', '--latency', value], {
+		const child = spawn(process.execPath, [path.join(root, 'sandbox', 'cli.js'), '--port', '0', '--latency', value], {
 			cwd: root,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
@@ -159,7 +159,7 @@ describe('cli --latency', () => {
 
 	it('a bad --latency is refused with the usage', async () => {
 		const root = path.resolve(__dirname, '..', '..');
-		const child = spawn(process.execPath, [path.join(root, 'test', 'sandbox', 'cli.js'), '--port', '0', '--latency', '320-80'], { cwd: root });
+		const child = spawn(process.execPath, [path.join(root, 'sandbox', 'cli.js'), '--port', '0', '--latency', '320-80'], { cwd: root });
 		let err = '';
 		child.stderr.on('data', (d: Buffer) => (err += d.toString()));
 		const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
