@@ -235,7 +235,7 @@ describe('request log and stats', () => {
 		expect(c.keyHash).toBe(createHash('sha256').update(sb.keys.other).digest('hex').slice(0, 12));
 		expect(a.at).toBeLessThan(b.at);
 		expect(b.at).toBeLessThan(c.at);
-		expect(Math.abs(a.at - Date.now())).toBeLessThan(5000);
+		expect(Math.abs(a.at - Date.now())).toBeLessThan(60_000); // the clock of the log: now, not a fake one
 		expect(a.at % 1).not.toBe(0); // high resolution
 		const text = JSON.stringify(sb.log);
 		for (const k of Object.values(sb.keys)) expect(text).not.toContain(k);
