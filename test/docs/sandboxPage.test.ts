@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { GAP_MS, setPacingGapForTests } from '../../nodes/shared/transport/limiter/registry';
+import { abandonCommand } from '../../harness/demo';
 import { createHarness, type PollState } from '../../harness/inProcessN8n';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { asRequestFields, splitContact } from '../../sandbox/contact';
@@ -116,4 +117,10 @@ test('every example runs as written and makes what the page says; the trigger th
 	const [updated] = of('request.updated', 'ada@example.com');
 	expect(updated.changed_fields).toEqual(expect.arrayContaining(['status', 'lead_status', 'internal_notes', 'completed_at']));
 	expect(updated.previous).toMatchObject({ status: 'pending' });
+});
+
+test("the demo banner's command (a customer abandons a booking now) runs as written", async () => {
+	const answer = JSON.parse(await runBash(abandonCommand(sandbox.url), sandbox.url)) as { session: { data: { contact: { email: string } }; request_id: null } };
+	expect(answer.session.data.contact.email).toBe('sam@example.com');
+	expect(answer.session.request_id).toBeNull();
 });
