@@ -6,10 +6,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { createHarness } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
-import { startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
+import { withSandbox } from '../../support/sandboxSuite';
 import { TriggerRun } from './trigger';
 
 jest.setTimeout(300_000);
@@ -19,16 +18,12 @@ const requestId = (id: string) => `request.created:${id}`;
 
 let sandbox: Sandbox;
 let harness: Harness;
-
-beforeEach(async () => {
-	sandbox = await startSandbox();
-	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
+withSandbox({}, (s, h) => {
+	sandbox = s;
+	harness = h;
 });
-afterEach(async () => {
-	// The real limit (1 request per second per key) was on for every test: our pacing never hit it.
-	expect(sandbox.stats().rateLimited).toBe(0);
-	await sandbox.close();
-});
+// The real limit (1 request per second per key) was on: our pacing never hit it.
+afterEach(() => expect(sandbox.stats().rateLimited).toBe(0));
 
 describe("n8n's poll budget (real 1 s limit)", () => {
 	test('a backlog larger than one poll: each poll ends its calls within the budget, emits the oldest events it completed, the next ones go on; each once, in order', async () => {
