@@ -26,7 +26,7 @@ import {
 import { SHARED_LIMIT_ID_PREFIX, sharedLimiterIds } from '../../../queue/limiter/sharedLimiter';
 import { parseRedisUrl } from '../../../nodes/shared/transport/limiter/shared/redisUrl';
 import { apiRequest } from '../../../nodes/shared/transport/request';
-import { DIST_NODE, assertDistBuilt } from '../../support/sharedLimit/figures';
+import { DIST_NODE, assertDistBuilt } from '../../../harness/sharedLimit/figures';
 import { startRedisServer, type RedisServer } from '../../../harness/services/redisServer';
 import { QUEUE_DIST, withQueueEdition } from '../../support/editions';
 

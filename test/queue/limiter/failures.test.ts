@@ -19,8 +19,8 @@ import {
 	configureSharedLimits,
 	openSharedLimitConnections,
 } from '../../../queue/limiter/connection';
-import { startChild, type Child } from '../../support/sharedLimit/children';
-import { assertDistBuilt, formIds } from '../../support/sharedLimit/figures';
+import { startChild, type Child } from '../../../harness/sharedLimit/children';
+import { assertDistBuilt, formIds } from '../../../harness/sharedLimit/figures';
 import { freePort, startRedisServer, type RedisServer } from '../../../harness/services/redisServer';
 import { withQueueEdition } from '../../support/editions';
 

@@ -9,9 +9,9 @@ import { hashKey } from '../../../sandbox';
 import { keyIdOf } from '../../../nodes/shared/transport/keyId';
 import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
 import { SHARED_LIMIT_ID_PREFIX } from '../../../queue/limiter/sharedLimiter';
-import { startChild } from '../../support/sharedLimit/children';
+import { startChild } from '../../../harness/sharedLimit/children';
 import { withClusterWorld } from '../../support/sharedLimit/clusterWorld';
-import { formIds, type Figures, summarise } from '../../support/sharedLimit/figures';
+import { formIds, type Figures, summarise } from '../../../harness/sharedLimit/figures';
 import { withQueueEdition } from '../../support/editions';
 
 const PROCESSES = 3;

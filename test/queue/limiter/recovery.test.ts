@@ -11,9 +11,9 @@ import { hashKey } from '../../../sandbox';
 import { rateLimitedCount } from '../../../harness/sandboxGaps';
 import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
 import { SHARED_LIMIT_ID_PREFIX } from '../../../queue/limiter/sharedLimiter';
-import { startChild } from '../../support/sharedLimit/children';
+import { startChild } from '../../../harness/sharedLimit/children';
 import { withClusterWorld } from '../../support/sharedLimit/clusterWorld';
-import { formIds } from '../../support/sharedLimit/figures';
+import { formIds } from '../../../harness/sharedLimit/figures';
 import { withQueueEdition } from '../../support/editions';
 
 jest.setTimeout(120_000);
