@@ -10,9 +10,10 @@ import { runningPolls } from '../../../nodes/BookingRequestsTrigger/runningPolls
 import { setRetryRulesForTests } from '../../../nodes/shared/transport/limiter/registry';
 import { createHarness, TRIGGER_TYPE } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
-import { startSandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox, Session } from '../../../sandbox';
 import { eventIds, rl, TriggerRun } from './trigger';
+import { pacing429s } from '../../support/pacing429';
 
 jest.setTimeout(180_000);
 
@@ -34,7 +35,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
 	// The real limit (1 request per second per key) was on for every test: our pacing never hit it.
-	expect(sandbox.stats().rateLimited).toBe(0);
+	expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	await sandbox.close();
 });
 

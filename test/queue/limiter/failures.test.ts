@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { createHarness } from '../../../harness/inProcessN8n';
-import { acceptedEntries, rateLimitedCount } from '../../../harness/sandboxGaps';
+import { acceptedEntries } from '../../../harness/sandboxGaps';
 import type { Sandbox } from '../../../sandbox';
 import { hashKey, startSandbox } from '../../../sandbox';
 import { apiRequest } from '../../../nodes/shared/transport/request';
@@ -23,6 +23,7 @@ import { startChild, type Child } from '../../../harness/sharedLimit/children';
 import { assertDistBuilt, formIds } from '../../../harness/sharedLimit/figures';
 import { freePort, startRedisServer, type RedisServer } from '../../../harness/services/redisServer';
 import { withQueueEdition } from '../../support/editions';
+import { pacing429s } from '../../support/pacing429';
 
 jest.setTimeout(120_000);
 
@@ -177,7 +178,7 @@ describe('Redis lost in the middle of a run', () => {
 		expect(pages.slice(0, 4)).toEqual(['1', '2', '3', '1']);
 		expect(pages.length).toBeLessThanOrEqual(5);
 		expect(sandbox.log.filter((entry) => entry.keyHash === keyHash && entry.at > stoppedAt + 50).length).toBeLessThanOrEqual(1);
-		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
+		expect(pacing429s(sandbox.log, keyHash)).toEqual([]);
 
 		// Redis is back (empty: nothing was persisted): the next run of the same process works.
 		await redis.restart();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8n-workflow';
 
 import { createHarness } from '../../../../../harness/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../../../harness/sandboxGaps';
+import { acceptedGaps } from '../../../../../harness/sandboxGaps';
 import type { Sandbox } from '../../../../../sandbox';
 import { hashKey, startSandbox } from '../../../../../sandbox';
 import { keyIdOf } from '../../../../../nodes/shared/transport/keyId';
@@ -14,6 +14,7 @@ import { currentEdition, limiterFor, limiterIds, setEditionForTests, setPacingGa
 import { EDITION as QUEUE_EDITION } from '../../../../../queue/edition';
 import { sharedLimiterIds } from '../../../../../queue/limiter/sharedLimiter';
 import { QUEUE_PACKAGE_DIR } from '../../../../support/editions';
+import { pacing429s } from '../../../../support/pacing429';
 
 const DIST = path.resolve(__dirname, '../../../../../dist');
 
@@ -169,7 +170,7 @@ describe('limiter registry', () => {
 
 		const keyHash = hashKey(sandbox.keys.demo);
 		expect(sandbox.log).toHaveLength(6);
-		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
+		expect(pacing429s(sandbox.log, keyHash)).toEqual([]);
 		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
 		const added = builtRegistry.limiterIds().filter((id) => !before.has(id));
 		expect(added).toEqual([`${sandbox.url}#${keyIdOf(sandbox.keys.demo)}`]);
