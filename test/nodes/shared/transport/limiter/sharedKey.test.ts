@@ -46,8 +46,11 @@ describe('another client on the same key, uncoordinated', () => {
 				`during our Return All of 1,000: we made ${ours.length} calls (${our429} × 429) in ${seconds.toFixed(1)} s; the other client ${theirs.accepted} of ${theirs.calls} accepted (${theirs.calls - theirs.accepted} × 429)`,
 			);
 			expect(theirs.calls).toBeGreaterThanOrEqual(4);
-			// Its share (about 58% on average) is asserted on the simulated clock; here only that it is not shut out.
-			expect(theirs.accepted).toBeGreaterThanOrEqual(1);
+			// Its share (about 58% on average) is asserted on the simulated clock. Here: when our first request
+			// met its call (a 429, as this test means to start), it is not shut out. A busy machine can delay
+			// our start past that second; then our pacing refuses its calls without our knowing (no 429 of
+			// ours tells us of it), which is the case the simulation's note and docs/rate-limiting.md describe.
+			if (ours[0].status === 429) expect(theirs.accepted).toBeGreaterThanOrEqual(1);
 		} finally {
 			other.stop();
 			await sandbox.close();
