@@ -21,8 +21,8 @@ import { hashKey, startSandbox, type Latency, type Sandbox } from '../sandbox';
 import { createHarness } from '../harness/inProcessN8n';
 import { isOtherClient, otherClientCalls, startOtherClient } from '../harness/otherClient';
 import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
-import { startChild } from '../test/support/sharedLimit/children';
-import { assertDistBuilt } from '../test/support/sharedLimit/figures';
+import { startChild } from '../harness/sharedLimit/children';
+import { assertDistBuilt } from '../harness/sharedLimit/figures';
 import { startRedisServer } from '../harness/services/redisServer';
 import { latencyLabel, type RowResult } from './rows';
 

@@ -9,6 +9,9 @@
 //   POST /__sandbox/latency                   body: { latencyMs: 250 | [80, 320] | null } -> { latencyMs }
 //   GET  /__sandbox/faults                    current faults
 //   POST /__sandbox/faults                    body: FaultOptions (replaces; {} clears)
+//   GET  /__sandbox/requests?limit=&key=      the newest requests, short: { total, items: [{ id, first_name, ... }] }
+//   GET  /__sandbox/sessions?status=&limit=&key=  the most recently active sessions (status abandoned | completed)
+//   GET  /__sandbox/forms?key=                the forms: { items: [{ id, name, is_default }] }
 //   POST /__sandbox/sessions                  body: { formId?, contact?, source?, attribution?, key? } -> Session
 //   POST /__sandbox/sessions/:id/save         body: { step?, data? } -> Session
 //   POST /__sandbox/abandon                   body: { contact?, formId?, key?, idleMinutes? (61) } -> { session, now }:
@@ -16,10 +19,13 @@
 //                                             idleMinutes (what a published trigger reports at its next poll)
 //   POST /__sandbox/sessions/:id/complete     -> { session, request }
 //   POST /__sandbox/bookings                  body: { formId?, key?, contact? } -> { session, request }
-//   POST /__sandbox/requests                  body: Partial<Request> & { key? } -> Request
+//   POST /__sandbox/requests                  body: Partial<Request> & { key?, formId?, contact? } -> Request
 //   POST /__sandbox/requests/:id/update       body: RequestChange (status, lead_status, internal_notes,
 //                                             completed_at ('now' | ISO | null), first_name, last_name,
 //                                             email, phone; updatedAt 'now' | 'null' | 'keep') -> Request
+// A contact is accepted in both of the contract's spellings (contact.ts), in `contact` or at the top of
+// the body. `:id` may be `newest`: the newest request, or the most recently active abandoned session
+// (of the demo workspace, or `?key=`'s). A body field a route does not take is refused, not ignored.
 //   POST /__sandbox/keys/revoke               body: { key }
 //   GET  /__sandbox/clock                     { now, offsetMs }
 //   POST /__sandbox/clock                     body: { advanceMs } or { offsetMs } -> { now, offsetMs }
@@ -28,7 +34,9 @@
 // 405 method_not_allowed.
 
 import type { IncomingMessage } from 'node:http';
-import type { BookWithoutDraftInput, FaultOptions, Latency, RequestChange, Sandbox } from './types';
+import { asRequestFields, CONTACT_NAMES, ContactError, splitContact } from './contact';
+import { sortRequests, sortSessions } from './store';
+import type { FaultOptions, Latency, RequestChange, Sandbox, Session, SessionContact, Workspace } from './types';
 
 export interface ControlContext {
 	sandbox: Sandbox;
@@ -90,6 +98,37 @@ function finiteNumber(v: unknown, name: string): number {
 	return v;
 }
 
+/** The body's contact (either spelling) and the rest; a field the route does not take is refused. */
+function contactBody(body: Record<string, unknown>, route: string, takes: readonly string[]): { contact?: SessionContact; rest: Record<string, unknown> } {
+	let split: ReturnType<typeof splitContact>;
+	try {
+		split = splitContact(body);
+	} catch (e) {
+		if (e instanceof ContactError) throw new ControlError(400, 'invalid_request', e.message);
+		throw e;
+	}
+	const refused = Object.keys(split.rest).filter((name) => !takes.includes(name));
+	if (refused.length > 0) {
+		throw new ControlError(400, 'invalid_request', `${route} does not take ${refused.join(', ')}; it takes ${[...takes, 'a contact'].join(', ')} (${CONTACT_NAMES}, in "contact" or at the top)`);
+	}
+	return split;
+}
+
+/** `limit` of a list route: 1 to 100, default 10. */
+function limitOf(query: Record<string, string>): number {
+	if (query.limit === undefined) return 10;
+	const n = Number(query.limit);
+	if (!Number.isInteger(n) || n < 1 || n > 100) throw new ControlError(400, 'invalid_request', 'limit must be a whole number from 1 to 100');
+	return n;
+}
+
+/** The most recently active session still abandoned (`newest` in a session route). */
+function newestAbandoned(ws: Workspace): Session {
+	const session = sortSessions(ws.sessions.filter((s) => s.request_id === null))[0];
+	if (!session) throw new ControlError(404, 'not_found', 'no abandoned session in this workspace');
+	return session;
+}
+
 export async function handleControl(
 	ctx: ControlContext,
 	req: IncomingMessage,
@@ -100,6 +139,14 @@ export async function handleControl(
 	const method = req.method ?? 'GET';
 	const p = path.replace(/\/+$/, '');
 	const ok = (body: unknown): ControlAnswer => ({ status: 200, body });
+	const ws = () => sb.workspace(query.key);
+	const sessionId = (raw: string) => (raw === 'newest' ? newestAbandoned(ws()).id : decodeURIComponent(raw));
+	const requestId = (raw: string) => {
+		if (raw !== 'newest') return decodeURIComponent(raw);
+		const request = sortRequests(ws().requests)[0];
+		if (!request) throw new ControlError(404, 'not_found', 'no request in this workspace');
+		return request.id;
+	};
 
 	type Route = { method: 'GET' | 'POST'; pattern: RegExp; run: (m: RegExpExecArray) => Promise<ControlAnswer> | ControlAnswer };
 	const routes: Route[] = [
@@ -161,9 +208,7 @@ export async function handleControl(
 			method: 'POST',
 			pattern: /^\/__sandbox\/sessions$/,
 			run: async () => {
-				const body = await readJsonBody(req);
-				const contact = body.contact;
-				if (contact !== undefined && (contact === null || typeof contact !== 'object')) throw new ControlError(400, 'invalid_request', 'contact must be an object');
+				const { contact, rest: body } = contactBody(await readJsonBody(req), 'POST /__sandbox/sessions', ['formId', 'source', 'attribution', 'key']);
 				const source = body.source;
 				if (source !== undefined && source !== null && typeof source !== 'string') throw new ControlError(400, 'invalid_request', 'source must be a string or null');
 				const attribution = body.attribution;
@@ -173,7 +218,7 @@ export async function handleControl(
 				return ok(
 					sb.startSession({
 						formId: optString(body, 'formId'),
-						contact: contact as Record<string, string> | undefined,
+						contact,
 						source: source as string | null | undefined,
 						attribution: attribution as Record<string, string> | null | undefined,
 						key: optString(body, 'key'),
@@ -185,18 +230,14 @@ export async function handleControl(
 			method: 'POST',
 			pattern: /^\/__sandbox\/abandon$/,
 			run: async () => {
-				const body = await readJsonBody(req);
-				const contact = body.contact;
-				if (contact !== undefined && (contact === null || typeof contact !== 'object' || Array.isArray(contact))) {
-					throw new ControlError(400, 'invalid_request', 'contact must be an object');
-				}
+				const { contact, rest: body } = contactBody(await readJsonBody(req), 'POST /__sandbox/abandon', ['formId', 'key', 'idleMinutes']);
 				const idleMinutes = body.idleMinutes === undefined ? undefined : finiteNumber(body.idleMinutes, 'idleMinutes');
 				if (idleMinutes !== undefined && idleMinutes < 0) throw new ControlError(400, 'invalid_request', 'idleMinutes must not be negative');
 				return ok(
 					sb.abandonNow({
 						formId: optString(body, 'formId'),
 						key: optString(body, 'key'),
-						contact: contact as Record<string, string> | undefined,
+						contact,
 						idleMinutes,
 					}),
 				);
@@ -211,32 +252,97 @@ export async function handleControl(
 				if (data !== undefined && (data === null || typeof data !== 'object' || Array.isArray(data))) {
 					throw new ControlError(400, 'invalid_request', 'data must be an object');
 				}
-				return ok(sb.saveSession(decodeURIComponent(m[1]), { step: optString(body, 'step'), data: data as Record<string, unknown> | undefined }));
+				// the draft keeps the widget's spelling (contact.firstname) whichever spelling was sent
+				const draft = data as Record<string, unknown> | undefined;
+				const saved = draft?.contact === undefined ? draft : { ...draft, contact: contactBody({ contact: draft.contact }, 'data', []).contact ?? {} };
+				return ok(sb.saveSession(sessionId(m[1]), { step: optString(body, 'step'), data: saved }));
 			},
 		},
 		{
 			method: 'POST',
 			pattern: /^\/__sandbox\/sessions\/([^/]+)\/complete$/,
-			run: (m) => ok(sb.completeSession(decodeURIComponent(m[1]))),
+			run: (m) => ok(sb.completeSession(sessionId(m[1]))),
 		},
 		{
 			method: 'POST',
 			pattern: /^\/__sandbox\/bookings$/,
 			run: async () => {
-				const body = await readJsonBody(req);
-				const contact = body.contact && typeof body.contact === 'object' ? (body.contact as BookWithoutDraftInput['contact']) : undefined;
+				const { contact, rest: body } = contactBody(await readJsonBody(req), 'POST /__sandbox/bookings', ['formId', 'key']);
 				return ok(sb.bookWithoutDraft({ formId: optString(body, 'formId'), key: optString(body, 'key'), contact }));
 			},
 		},
 		{
 			method: 'POST',
 			pattern: /^\/__sandbox\/requests$/,
-			run: async () => ok(sb.addRequest(await readJsonBody(req))),
+			run: async () => {
+				// any field of a request (the store refuses others), plus formId as the other routes spell it
+				const body = await readJsonBody(req);
+				const { contact, rest } = contactBody(body, 'POST /__sandbox/requests', Object.keys(body).filter((name) => name !== 'contact'));
+				const { formId, ...fields } = rest;
+				if (formId !== undefined) {
+					if (fields.form_id !== undefined && fields.form_id !== formId) throw new ControlError(400, 'invalid_request', 'formId and form_id differ: give the form once');
+					fields.form_id = formId;
+				}
+				if (fields.form_id !== undefined && !sb.workspace(optString(fields, 'key')).forms.some((form) => form.id === fields.form_id)) {
+					throw new ControlError(404, 'not_found', `no form ${String(fields.form_id)} in this workspace (GET /__sandbox/forms lists them)`);
+				}
+				return ok(sb.addRequest({ ...fields, ...asRequestFields(contact) }));
+			},
 		},
 		{
 			method: 'POST',
 			pattern: /^\/__sandbox\/requests\/([^/]+)\/update$/,
-			run: async (m) => ok(sb.updateRequest(decodeURIComponent(m[1]), (await readJsonBody(req)) as RequestChange)),
+			run: async (m) => {
+				const { contact, rest } = contactBody(await readJsonBody(req), 'POST /__sandbox/requests/:id/update', ['status', 'lead_status', 'internal_notes', 'completed_at', 'updatedAt']);
+				return ok(sb.updateRequest(requestId(m[1]), { ...rest, ...asRequestFields(contact) } as RequestChange));
+			},
+		},
+		{
+			method: 'GET',
+			pattern: /^\/__sandbox\/requests$/,
+			run: () => {
+				const requests = sortRequests(ws().requests);
+				return ok({
+					total: requests.length,
+					items: requests.slice(0, limitOf(query)).map(({ id, first_name, last_name, email, phone, status, lead_status, created_at, updated_at }) => ({
+						id,
+						first_name,
+						last_name,
+						email,
+						phone,
+						status,
+						lead_status,
+						created_at,
+						updated_at,
+					})),
+				});
+			},
+		},
+		{
+			method: 'GET',
+			pattern: /^\/__sandbox\/sessions$/,
+			run: () => {
+				const status = query.status;
+				if (status !== undefined && status !== 'abandoned' && status !== 'completed') throw new ControlError(400, 'invalid_request', 'status must be abandoned or completed');
+				const sessions = sortSessions(ws().sessions.filter((s) => status === undefined || (status === 'abandoned') === (s.request_id === null)));
+				return ok({
+					total: sessions.length,
+					items: sessions.slice(0, limitOf(query)).map(({ id, form_id, step, data, request_id, created_at, updated_at }) => ({
+						id,
+						form_id,
+						step,
+						contact: data.contact ?? null,
+						request_id,
+						created_at,
+						updated_at,
+					})),
+				});
+			},
+		},
+		{
+			method: 'GET',
+			pattern: /^\/__sandbox\/forms$/,
+			run: () => ok({ items: ws().forms.map(({ id, name, is_default }) => ({ id, name, is_default })) }),
 		},
 		{
 			method: 'POST',

@@ -422,7 +422,9 @@ export class Store {
 		);
 		const target = request as unknown as Record<string, unknown>;
 		for (const [k, v] of Object.entries(fields)) {
-			if (k in target && v !== undefined) target[k] = v;
+			// a misspelt field is refused, not dropped: the caller would believe it was set
+			if (!(k in target)) throw new Error(`addRequest: ${k} is not a field of a request`);
+			if (v !== undefined) target[k] = v;
 		}
 		ws.requests.push(request);
 		return request;

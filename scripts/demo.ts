@@ -5,19 +5,22 @@
  *                                              [--no-build] [--user-folder DIR] [--seed 42]
  *                                              [--examples DIR (default examples/)] [--cli]
  *
- * 1. ensures Node 24 + n8n in the cache (first run: minutes; then: instant),
+ * 1. ensures Node 24 + n8n in the cache (first run: 10 to 20 minutes, with progress every 15 s; then:
+ *    instant),
  * 2. `npm run build` + `npm pack` of this repository (--no-build: pack the existing dist/),
- * 3. starts the sandbox API in this process,
+ * 3. starts the sandbox API in this process (port 4010 when free, as docs/sandbox.md's examples use),
  * 4. makes a FRESH n8n user folder (temp dir, removed on exit) - unless --user-folder DIR, which is
  *    kept - installs the tarball into its .n8n/nodes like n8n installs community packages,
  * 5. imports a `bookingRequestsApi` credential pointing at the sandbox (demo key) and the
  *    workflows in examples/*.json (their Booking Requests nodes are pointed at that credential),
- * 6. interactive: `n8n start`, creates the owner account, prints the editor URL, login and key;
- *    Ctrl+C stops n8n and the sandbox.
+ * 6. interactive: `n8n start` (its output goes to <cache>/demo/n8n.log, not to the terminal), creates
+ *    the owner account, prints the banner (harness/demo.ts): the editor URL, login, key, a link to
+ *    each workflow, the log's path, what to click first and the sandbox page; Ctrl+C stops n8n and
+ *    the sandbox.
  *    Made for trying it in the browser: the sandbox's data is recent (its newest activity minutes old,
  *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS (a
- *    note on the canvas says so) and the triggers check every minute, and the banner says what to
- *    click first and how to make a customer abandon a booking now (POST /__sandbox/abandon).
+ *    note on the canvas says so), the triggers check every minute (the sticky notes say so), and the
+ *    banner says how to make a customer abandon a booking now (POST /__sandbox/abandon).
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
  *    first trigger) and prints item counts per node; exits 1 if any example fails. Wait nodes are
@@ -32,9 +35,10 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startSandbox } from '../sandbox';
+import { DEMO_SANDBOX_PORT, demoBanner, demoLogFile, forInteractiveDemo } from '../harness/demo';
 import { installTarball, packPackage } from '../harness/n8n/communityPackage';
 import { DEFAULT_OWNER, N8nRest } from '../harness/n8n/rest';
-import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExecutionResult, type WorkflowImport } from '../harness/n8n/workflows';
+import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExecutionResult } from '../harness/n8n/workflows';
 import { N8nCli } from '../harness/n8n/cli';
 import { ensureN8n } from '../harness/n8n/install';
 import { freePort } from '../harness/n8n/process';
@@ -46,33 +50,11 @@ const CREDENTIAL = { id: 'demoSandboxCred1', name: 'Booking Requests (sandbox, d
 const REPO = path.resolve(__dirname, '..');
 /** n8n's Data table node: needs n8n's data-table module, which `n8n execute` does not start. */
 const DATA_TABLE = 'n8n-nodes-base.dataTable';
-/** The interactive demo's Wait nodes (the reminder sequence waits 23 and 48 hours in its file). */
-const DEMO_WAIT_SECONDS = 30;
-const TRIGGER_TYPE = `${PKG}.bookingRequestsTrigger`;
-
-/**
- * The workflow as the interactive demo imports it: Wait nodes of DEMO_WAIT_SECONDS (with a note on the
- * canvas saying so) and triggers that check every minute (the banner says so; a note would hide the
- * trigger's subtitle). The files keep their real settings.
- */
-function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
-	const shortened = withShortWaits(workflow, DEMO_WAIT_SECONDS);
-	return {
-		...shortened,
-		nodes: shortened.nodes.map((node) => {
-			if (node.type === 'n8n-nodes-base.wait') return { ...node, notes: `Demo: waits ${DEMO_WAIT_SECONDS} s`, notesInFlow: true };
-			if (node.type === TRIGGER_TYPE) {
-				return { ...node, parameters: { ...node.parameters, pollTimes: { item: [{ mode: 'everyMinute' }] } } };
-			}
-			return node;
-		}),
-	};
-}
 
 interface Args {
 	headless: boolean;
 	port?: number;
-	sandboxPort: number;
+	sandboxPort?: number;
 	build: boolean;
 	userFolder?: string;
 	seed?: number;
@@ -81,7 +63,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-	const args: Args = { headless: false, sandboxPort: 0, build: true, examples: path.join(REPO, 'examples'), cli: false };
+	const args: Args = { headless: false, build: true, examples: path.join(REPO, 'examples'), cli: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const next = () => {
@@ -143,7 +125,8 @@ async function main(): Promise<void> {
 
 		// the sandbox runs in this process: n8n is always spawned asynchronously, so it can answer
 		// recent: the newest activity minutes old, customers who left a booking unfinished in the last hours
-		const sandbox = await startSandbox({ port: args.sandboxPort, seed: args.seed, recent: true });
+		const sandboxPort = args.sandboxPort ?? ((await isFree(DEMO_SANDBOX_PORT)) ? DEMO_SANDBOX_PORT : 0);
+		const sandbox = await startSandbox({ port: sandboxPort, seed: args.seed, recent: true });
 		cleanups.push(() => sandbox.close());
 		say(`sandbox API on ${sandbox.url}`);
 
@@ -163,10 +146,15 @@ async function main(): Promise<void> {
 		say(`n8n user folder ${userFolder}: package installed, credential + ${examples.length} example workflow(s) imported`);
 		timings.imported = since();
 
+		// n8n's own output (its log: warnings of the nodes, errors) goes to a file that outlives the demo
+		const logFile = demoLogFile();
+		const log = fs.createWriteStream(logFile);
+		cleanups.push(() => new Promise<void>((resolve) => log.end(resolve)));
 		let server: N8nServer | undefined;
 		const ensureServer = async (port?: number) => {
 			if (server) return server;
-			const s = await startN8n({ userFolder, install, port });
+			say(`starting n8n (its log: ${logFile})`);
+			const s = await startN8n({ userFolder, install, port, echo: log });
 			server = s;
 			cleanups.push(() => s.stop());
 			return s;
@@ -208,6 +196,7 @@ async function main(): Promise<void> {
 					say(`FAIL ${file} (${how}, ${took}): ${run.error?.message ?? 'error'}${run.error?.description ? ` - ${run.error.description}` : ''}`);
 				}
 			}
+			if (failed) say(`n8n's log: ${logFile}`);
 			timings.done = since();
 			say(`timings (since start): ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`);
 			say(`${examples.length - failed} passed, ${failed} failed`);
@@ -221,36 +210,19 @@ async function main(): Promise<void> {
 		const rest = new N8nRest(s.url, install);
 		await rest.setupOwner(DEFAULT_OWNER);
 		timings.serverReady = since();
-		const retarget = examples.find((e) => e.workflow.nodes.some((n) => n.type === TRIGGER_TYPE) && !e.workflow.nodes.some((n) => n.type === 'n8n-nodes-base.wait'));
-		const sequence = examples.find((e) => e.workflow.nodes.some((n) => n.type === 'n8n-nodes-base.wait'));
-		const abandon = `curl -X POST ${sandbox.url}/__sandbox/abandon -H 'content-type: application/json' -d '{"contact":{"firstname":"Sam","email":"sam@example.com"}}'`;
 		process.stdout.write(
-			[
-				'',
-				`  n8n editor:      http://localhost:${s.port}`,
-				`  login:           ${DEFAULT_OWNER.email} / ${DEFAULT_OWNER.password}`,
-				`  credential:      "${CREDENTIAL.name}" (already set up)`,
-				`  sandbox API:     ${sandbox.url}`,
-				`  demo API key:    ${sandbox.keys.demo}`,
-				`  revoked key:     ${sandbox.keys.revoked} (to see a 401)`,
-				`  examples:        ${examples.map((e) => e.workflow.name).join(', ') || '(none in examples/)'}`,
-				`  started in:      ${Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-				'',
-				'  Try this first:',
-				`  1. Open "${retarget?.workflow.name ?? 'Retarget abandoned booking sessions'}", double-click "Booking Requests Trigger",`,
-				'     click "Fetch Test Event": customers who left a booking unfinished in the last hours.',
-				'  2. Close the panel and click "Execute workflow": the reminder e-mail composed for each of them.',
-				'  3. See it fire by itself: click "Publish" (in this demo the trigger checks every minute), then',
-				'     make a customer abandon a booking now (the sandbox clock moves on 61 minutes):',
-				`       ${abandon}`,
-				`     Within a minute, "Executions" shows a run with Sam's reminder.`,
-				...(sequence
-					? [`  The reminder sequence ("${sequence.workflow.name}") waits ${DEMO_WAIT_SECONDS} s here instead of 23 and 48 hours.`]
-					: []),
-				'',
-				'  Ctrl+C stops n8n and the sandbox.',
-				'',
-			].join('\n'),
+			demoBanner({
+				editorUrl: `http://localhost:${s.port}`,
+				login: DEFAULT_OWNER,
+				credentialName: CREDENTIAL.name,
+				sandboxUrl: sandbox.url,
+				keys: sandbox.keys,
+				workflows: examples.map((e) => e.workflow),
+				logFile,
+				startedIn: Object.entries(timings)
+					.map(([k, v]) => `${k} ${v}`)
+					.join(', '),
+			}),
 		);
 		await new Promise<void>((resolve) => {
 			process.once('SIGINT', resolve);
@@ -258,6 +230,7 @@ async function main(): Promise<void> {
 		});
 		say('stopping ...');
 		await cleanup();
+		say(`n8n's log is kept: ${logFile}`);
 		process.exit(0);
 	} catch (err) {
 		process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);

@@ -24,6 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { cleanEnv, run, runOrThrow, sleep } from './process';
+import { duration, NativeBuildProgress, NpmInstallProgress, startProgress } from './progress';
 
 export const DEFAULT_N8N_VERSION = '2.40.7';
 /** The last n8n 1.x release line; the e2e suite also runs against it (E2E_N8N_VERSION). */
@@ -31,6 +32,12 @@ export const N8N_1X_VERSION = '1.123.81';
 /** The n8n versions this package is tested with (the e2e suite runs against each). */
 export const TESTED_N8N_VERSIONS = [DEFAULT_N8N_VERSION, N8N_1X_VERSION] as const;
 export const NODE_MAJOR = 24;
+
+/**
+ * How many npm packages an n8n install has (its node_modules/.package-lock.json), for the progress of
+ * a first install; measured, per version.
+ */
+const PACKAGES_OF: Record<string, number> = { '2.40.7': 2353 };
 
 /**
  * The n8n version a test run asks for (env E2E_N8N_VERSION): empty / "default" / "2" = the default
@@ -185,6 +192,18 @@ export async function withLock<T>(name: string, fn: () => Promise<T>, log: Logge
 	}
 }
 
+/** Runs a long step with its progress every few seconds; answers how long it took (ms). */
+async function timed(log: Logger, step: string, detail: () => string, work: () => Promise<unknown>): Promise<number> {
+	const progress = startProgress(log, step, detail);
+	let took = 0;
+	try {
+		await work();
+	} finally {
+		took = progress.stop();
+	}
+	return took;
+}
+
 /** Removes leftovers of interrupted installs (call while holding the lock). */
 function removeTempDirs(prefix: string, log: Logger): void {
 	const root = cacheDir();
@@ -198,6 +217,9 @@ function removeTempDirs(prefix: string, log: Logger): void {
 
 function npmEnv(node: Node24 | undefined, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 	const env = cleanEnv();
+	// cleanEnv drops an enclosing `npm run`'s config, but npm's cache is the user's choice
+	// (`npm_config_cache=<dir> npm run demo` measures a first run with nothing cached)
+	if (process.env.npm_config_cache) env.npm_config_cache = process.env.npm_config_cache;
 	if (node) env.PATH = `${path.join(node.nodeDir, 'bin')}${path.delimiter}${env.PATH ?? ''}`;
 	env.npm_config_fund = 'false';
 	env.npm_config_audit = 'false';
@@ -286,13 +308,16 @@ export async function ensureNode24(log: Logger = defaultLog): Promise<Node24> {
 			path.join(tmp, 'package.json'),
 			JSON.stringify({ name: 'booking-requests-node-runtime', private: true }, null, 2),
 		);
-		log(`installing ${pkg}@${NODE_MAJOR} into ${finalDir} (one-off, ~1 min)`);
+		log(`installing Node ${NODE_MAJOR} for n8n (npm package ${pkg}, about 30 MB) into ${finalDir}: once, about a minute`);
 		const t0 = Date.now();
-		await runOrThrow(
-			'npm install node runtime',
-			'npm',
-			['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', `${pkg}@${NODE_MAJOR}`],
-			{ cwd: tmp, env: npmEnv(undefined), timeoutMs: 30 * 60_000 },
+		const npmProgress = new NpmInstallProgress(tmp);
+		await timed(log, `installing Node ${NODE_MAJOR}`, () => (npmProgress.packages > 0 ? 'unpacking' : 'downloading'), () =>
+			runOrThrow(
+				'npm install node runtime',
+				'npm',
+				['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=http', `${pkg}@${NODE_MAJOR}`],
+				{ cwd: tmp, env: npmEnv(undefined), timeoutMs: 30 * 60_000, onLine: npmProgress.onLine },
+			),
 		);
 		const nodeBin = path.join(tmp, 'node_modules', pkg, 'bin', 'node');
 		const v = await runOrThrow('node -v', nodeBin, ['-v'], {});
@@ -302,7 +327,7 @@ export async function ensureNode24(log: Logger = defaultLog): Promise<Node24> {
 		fs.writeFileSync(path.join(tmp, 'ready.json'), JSON.stringify(marker, null, 2));
 		fs.rmSync(finalDir, { recursive: true, force: true });
 		fs.renameSync(tmp, finalDir);
-		log(`node ${version} ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+		log(`node ${version} ready in ${duration(Date.now() - t0)}`);
 		return fromMarker()!;
 	}, log);
 }
@@ -358,23 +383,30 @@ export async function ensureN8n(version: string = DEFAULT_N8N_VERSION, log: Logg
 			JSON.stringify({ name: 'booking-requests-n8n-runtime', private: true, overrides: N8N_OVERRIDES }, null, 2),
 		);
 		const env = npmEnv(node);
-		log(`installing n8n@${version} into ${finalDir} (one-off, several minutes)`);
-		let t0 = Date.now();
-		await runOrThrow(
-			'npm install n8n',
-			'npm',
-			['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `n8n@${version}`],
-			{ cwd: tmp, env, timeoutMs: 60 * 60_000 },
+		const expected = PACKAGES_OF[version];
+		log(
+			`installing n8n@${version} into ${finalDir}: once (later runs reuse it); ${expected ? `about ${expected.toLocaleString('en-US')} npm packages, ` : ''}` +
+				'then sqlite3 is compiled; 10 to 20 minutes on a 2-core machine (see the README)',
 		);
-		const install = (Date.now() - t0) / 1000;
-		log(`n8n downloaded in ${install.toFixed(0)} s; building sqlite3 for node ${node.version} ...`);
-		t0 = Date.now();
-		await runOrThrow('npm rebuild sqlite3', 'npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
-			cwd: tmp,
-			env: { ...env, npm_config_nodedir: node.nodeDir, npm_config_ignore_scripts: 'false' },
-			timeoutMs: 30 * 60_000,
-		});
-		const rebuild = (Date.now() - t0) / 1000;
+		const npmProgress = new NpmInstallProgress(tmp, expected);
+		const install = await timed(log, `installing n8n@${version}`, () => npmProgress.describe(), () =>
+			runOrThrow('npm install n8n', 'npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=http', `n8n@${version}`], {
+				cwd: tmp,
+				env,
+				timeoutMs: 60 * 60_000,
+				onLine: npmProgress.onLine,
+			}),
+		);
+		log(`n8n's ${npmProgress.packages.toLocaleString('en-US')} packages installed in ${duration(install)}; compiling sqlite3 (n8n's database driver) for node ${node.version}: a few minutes`);
+		const build = new NativeBuildProgress();
+		const rebuild = await timed(log, 'compiling sqlite3', () => build.describe(), () =>
+			runOrThrow('npm rebuild sqlite3', 'npm', ['rebuild', 'sqlite3', '--loglevel=error', '--foreground-scripts'], {
+				cwd: tmp,
+				env: { ...env, npm_config_nodedir: node.nodeDir, npm_config_ignore_scripts: 'false' },
+				timeoutMs: 30 * 60_000,
+				onLine: build.onLine,
+			}),
+		);
 		// verify: the native modules load under that node and the CLI answers with its version
 		await runOrThrow(
 			`loading ${profile.nativeModules.join(', ')}`,
@@ -396,12 +428,12 @@ export async function ensureN8n(version: string = DEFAULT_N8N_VERSION, log: Logg
 			nodeMajor: majorOf(node.version),
 			overrides: N8N_OVERRIDES,
 			installedAt: new Date().toISOString(),
-			seconds: { install: Math.round(install), rebuild: Math.round(rebuild) },
+			seconds: { install: Math.round(install / 1000), rebuild: Math.round(rebuild / 1000) },
 		};
 		fs.writeFileSync(path.join(tmp, 'ready.json'), JSON.stringify(marker, null, 2));
 		fs.rmSync(finalDir, { recursive: true, force: true });
 		fs.renameSync(tmp, finalDir);
-		log(`n8n ${version} ready (install ${install.toFixed(0)} s, sqlite3 build ${rebuild.toFixed(0)} s)`);
+		log(`n8n ${version} ready (packages ${duration(install)}, sqlite3 ${duration(rebuild)})`);
 		return fromMarker()!;
 	}, log);
 }

@@ -23,11 +23,27 @@ export function cleanEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessE
 	return env;
 }
 
-export function run(
-	cmd: string,
-	args: string[],
-	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; echo?: boolean } = {},
-): Promise<RunResult> {
+export interface RunOptions {
+	cwd?: string;
+	env?: NodeJS.ProcessEnv;
+	timeoutMs?: number;
+	echo?: boolean;
+	/** Each complete line the command prints (stdout and stderr), as it comes: progress of a long step. */
+	onLine?: (line: string) => void;
+}
+
+/** Calls `onLine` for each complete line of a stream's text, keeping a partial last line for the next chunk. */
+function lineSplitter(onLine: ((line: string) => void) | undefined): (text: string) => void {
+	let rest = '';
+	return (text) => {
+		if (!onLine) return;
+		const lines = (rest + text).split('\n');
+		rest = lines.pop() ?? '';
+		for (const line of lines) onLine(line);
+	};
+}
+
+export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(cmd, args, {
 			cwd: opts.cwd,
@@ -38,12 +54,16 @@ export function run(
 		let stderr = '';
 		child.stdout!.setEncoding('utf8');
 		child.stderr!.setEncoding('utf8');
+		const outLines = lineSplitter(opts.onLine);
+		const errLines = lineSplitter(opts.onLine);
 		child.stdout!.on('data', (d: string) => {
 			stdout += d;
+			outLines(d);
 			if (opts.echo) process.stderr.write(d);
 		});
 		child.stderr!.on('data', (d: string) => {
 			stderr += d;
+			errLines(d);
 			if (opts.echo) process.stderr.write(d);
 		});
 		let timer: NodeJS.Timeout | undefined;
@@ -64,12 +84,7 @@ export function run(
 	});
 }
 
-export async function runOrThrow(
-	what: string,
-	cmd: string,
-	args: string[],
-	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
-): Promise<RunResult> {
+export async function runOrThrow(what: string, cmd: string, args: string[], opts: RunOptions): Promise<RunResult> {
 	const res = await run(cmd, args, opts);
 	if (res.code !== 0) {
 		const tail = (res.stderr + '\n' + res.stdout).trim().split('\n').slice(-40).join('\n');

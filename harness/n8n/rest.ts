@@ -62,7 +62,8 @@ export class N8nRest {
 		return { status: res.status, body: parsed as T };
 	}
 
-	private async ok<T>(method: string, route: string, body?: unknown): Promise<T> {
+	/** A REST call that must succeed: its `data`. */
+	async ok<T>(method: string, route: string, body?: unknown): Promise<T> {
 		const r = await this.request<{ data: T }>(method, route, body);
 		if (r.status >= 400) throw new Error(`n8n ${method} /rest${route} -> ${r.status}: ${JSON.stringify(r.body).slice(0, 1000)}`);
 		return (r.body as { data: T }).data;

@@ -15,14 +15,37 @@ export const SIMPLE_SESSION_EVENT_FIELDS =
 const SKIP_IF_BOOKED_DESCRIPTION =
 	'Whether to send no "Session Abandoned" for a customer who booked after starting the draft (same e-mail or phone), through another session or a booking without a draft, on any form';
 
-export const triggerProperties: INodeProperties[] = [
-	{
-		displayName:
-			'Checks for news at the interval under "Poll Times" and starts the workflow once for each customer who leaves a booking unfinished, finishes one, or sends a new booking request. Only what happens after you publish the workflow (the Publish button) is sent, never anything from before. "Fetch Test Event" shows up to 3 recent examples of each event and does not change what the published workflow will send.',
+function listed(parts: string[]): string {
+	return parts.length < 2 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+/**
+ * The notice at the top names every selected event. A notice is static text shown by displayOptions,
+ * so there is one per combination of events, shown when exactly that combination is selected: `show`
+ * needs one of its events, `hide` drops it when another event is selected or one of its own is not
+ * (a `not` condition holds when no selected value equals it). With no event selected none is shown;
+ * with Events as an expression n8n shows every notice whose `show` names it (n8n shows a parameter
+ * whenever a value it depends on is an expression).
+ */
+function eventNotices(): INodeProperties[] {
+	const all = EVENT_KINDS.map((kind) => kind.value);
+	const combinations = Array.from({ length: 2 ** all.length - 1 }, (_, i) => all.filter((_value, bit) => (i + 1) & (1 << bit)));
+	return combinations.map((selected) => ({
+		displayName: `Checks for news at the interval under "Poll Times" and starts the workflow once for ${listed(
+			EVENT_KINDS.filter((kind) => selected.includes(kind.value)).map((kind) => `${kind.option.startsFor} (${kind.option.name})`),
+		)}. Only what happens after you publish the workflow (n8n 1.x: activate) is sent, never anything from before. "Fetch Test Event" shows up to 3 recent examples of each event and does not change what the published workflow will send.`,
 		name: 'notice',
 		type: 'notice',
 		default: '',
-	},
+		displayOptions: {
+			show: { events: selected },
+			hide: { events: [...all.filter((value) => !selected.includes(value)), ...selected.map((value) => ({ _cnd: { not: value } }))] },
+		},
+	}));
+}
+
+export const triggerProperties: INodeProperties[] = [
+	...eventNotices(),
 	{
 		displayName: 'Events',
 		name: 'events',

@@ -3,6 +3,9 @@
  * paste. Invalid ids are clear errors that cost no request; nothing of an id ever reaches a URL path
  * unencoded; a Base URL is normalised or refused before the key is sent anywhere.
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Harness } from '../../harness/inProcessN8n';
@@ -215,11 +218,22 @@ describe('Base URL with the wrong scheme', () => {
 	const forms = { resource: 'bookingForm', operation: 'getAll', returnAll: true } as INodeParameters;
 
 	test('https:// to a server that only speaks http: a clear TLS error at once, not a raw OpenSSL message or a retry loop', async () => {
-		harness.credentials = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url.replace('http://', 'https://') };
-		const started = Date.now();
-		const result = await harness.runAction(forms);
-		expect(result.error?.message).toBe('Could not set up a secure (https) connection to the Booking Requests API');
-		expect(result.error?.description).toMatch(/^TLS error EPROTO\. Check the Base URL in the 'Booking Requests \(test\)' credential/);
-		expect(Date.now() - started).toBeLessThan(3_000);
+		// A plain http server that counts the connections made to it (the sandbox does not log a TLS hello).
+		const server = http.createServer((_req, res) => res.end('{}'));
+		let connections = 0;
+		server.on('connection', () => connections++);
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = server.address() as AddressInfo;
+			harness.credentials = { apiKey: sandbox.keys.demo, baseUrl: `https://127.0.0.1:${port}` };
+			const result = await harness.runAction(forms);
+			expect(result.error?.message).toBe('Could not set up a secure (https) connection to the Booking Requests API');
+			expect(result.error?.description).toMatch(/^TLS error EPROTO\. Check the Base URL in the 'Booking Requests \(test\)' credential/);
+			// at once: one connection, no retry
+			expect(connections).toBe(1);
+		} finally {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 });

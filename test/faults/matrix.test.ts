@@ -7,11 +7,12 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { createHarness } from '../../harness/inProcessN8n';
 import type { ActionResult, Harness } from '../../harness/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../harness/sandboxGaps';
+import { acceptedGaps } from '../../harness/sandboxGaps';
 import type { Sandbox } from '../../sandbox';
 import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../../sandbox';
 import { setRetryRulesForTests } from '../../nodes/shared/transport/limiter/registry';
 import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';
+import { pacing429s } from '../support/pacing429';
 
 let sandbox: Sandbox;
 let demo: Harness;
@@ -68,7 +69,7 @@ describe('fault matrix: Return All returns exactly the sandbox set', () => {
 		if (faults.every500) expect(injected('every500')).toBeGreaterThan(0);
 		if (faults.dropEvery) expect(injected('drop')).toBeGreaterThan(0);
 		for (const key of [sandbox.keys.demo, sandbox.keys.second]) {
-			expect(rateLimitedCount(sandbox.log, hashKey(key))).toBe(0);
+			expect(pacing429s(sandbox.log, hashKey(key))).toEqual([]);
 			expect(Math.min(...acceptedGaps(sandbox.log, hashKey(key)))).toBeGreaterThanOrEqual(1000);
 		}
 		const faultsSeen = sandbox.log.filter((entry) => entry.fault).length;
@@ -78,18 +79,14 @@ describe('fault matrix: Return All returns exactly the sandbox set', () => {
 });
 
 describe('retries stay bounded', () => {
-	test('a server that always answers 500: a clear error after 5 attempts, bounded in time', async () => {
+	test('a server that always answers 500: a clear error after 5 attempts', async () => {
 		sandbox.setFaults({ always: 500 });
-		const started = Date.now();
 		const result = await demo.runAction(returnAll('bookingRequest'));
-		const ms = Date.now() - started;
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe('The Booking Requests API failed with 500 internal_server_error after 5 attempt(s)');
 		expect(result.error?.description).toMatch(/did not recover from within the retries/);
+		// The bound: 5 attempts (backoff 0.5 + 1 + 2 + 4 s plus the pacing, about 12 s on a quiet machine).
 		expect(sandbox.log).toHaveLength(5);
-		// Backoff 0.5 + 1 + 2 + 4 s plus the pacing of 5 requests (~12 s): the bound only proves that it
-		// ends (a loaded CI machine adds seconds); the attempt count above is the real limit.
-		expect(ms).toBeLessThan(40_000);
 	});
 
 	test('a server that always answers 429: retried, slower and slower, until no request was accepted for the stall time (2 min; 5 s here), then a clear error that names the shared-key cause', async () => {
@@ -105,21 +102,19 @@ describe('retries stay bounded', () => {
 		// every retry waited the Retry-After second
 		for (let i = 1; i < sandbox.log.length; i++) expect(sandbox.log[i].at - sandbox.log[i - 1].at).toBeGreaterThanOrEqual(1000);
 		expect(ms).toBeGreaterThanOrEqual(5000);
-		expect(ms).toBeLessThan(12_000);
+		// It gives up at the stall time: retries at least a second apart (slower and slower) fit 5 s only
+		// a few times (a busy machine spaces them more, never less).
+		expect(sandbox.log.length).toBeLessThanOrEqual(6);
 	});
 
-	test('a server that drops every connection: a clear network error after 5 attempts, within 15 s', async () => {
+	test('a server that drops every connection: a clear network error after 5 attempts', async () => {
 		sandbox.setFaults({ dropEvery: 1 });
-		const started = Date.now();
 		const result = await demo.runAction(returnAll('businessProfile'));
-		const ms = Date.now() - started;
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(`Could not reach the Booking Requests API at ${sandbox.url}`);
 		expect(result.error?.description).toMatch(/^Network error ECONNRESET; tried 5 time\(s\) with backoff/);
+		// The bound: 5 attempts (backoff 0.5 + 1 + 2 + 4 s plus the pacing, about 12 s on a quiet machine).
 		expect(sandbox.log).toHaveLength(5);
-		// Backoff 0.5 + 1 + 2 + 4 s plus the pacing of 5 requests (~12 s): the bound only proves that it
-		// ends (a loaded CI machine adds seconds); the attempt count above is the real limit.
-		expect(ms).toBeLessThan(40_000);
 	});
 
 	test('a failure on page 2 of 3 fails the whole listing: no partial list reaches the workflow', async () => {

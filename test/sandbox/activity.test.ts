@@ -205,7 +205,7 @@ describe('control interface', () => {
 			expect((await control(own, 'GET', '/__sandbox/clock')).data.offsetMs).toBe(60_000);
 			expect((await control(own, 'POST', '/__sandbox/clock', {})).status).toBe(400);
 			expect((await control(own, 'GET', '/__sandbox/nope')).status).toBe(404);
-			expect((await control(own, 'GET', '/__sandbox/sessions')).status).toBe(405);
+			expect((await control(own, 'GET', '/__sandbox/abandon')).status).toBe(405);
 			expect((await control(own, 'POST', '/__sandbox/sessions/00000000-0000-4000-8000-000000000000/save', {})).status).toBe(404);
 			const bad = await axios.post(`${own.url}/__sandbox/faults`, '{not json', { headers: { 'Content-Type': 'application/json' }, validateStatus: () => true, transformRequest: (d: string) => d });
 			expect(bad.status).toBe(400);
@@ -235,7 +235,7 @@ describe('request log and stats', () => {
 		expect(c.keyHash).toBe(createHash('sha256').update(sb.keys.other).digest('hex').slice(0, 12));
 		expect(a.at).toBeLessThan(b.at);
 		expect(b.at).toBeLessThan(c.at);
-		expect(Math.abs(a.at - Date.now())).toBeLessThan(5000);
+		expect(Math.abs(a.at - Date.now())).toBeLessThan(60_000); // the clock of the log: now, not a fake one
 		expect(a.at % 1).not.toBe(0); // high resolution
 		const text = JSON.stringify(sb.log);
 		for (const k of Object.values(sb.keys)) expect(text).not.toContain(k);

@@ -1,7 +1,8 @@
 // The sandbox's network latency (option `latencyMs`, `setLatency`, the control API, the CLI's
 // --latency): applied BEFORE the rate check, so a client's round trip includes it and the rate check
 // (and the log's `at`) sees each request when it "arrives". Unlike faults.latencyMs, an answer delay
-// after the check (faults.test.ts).
+// after the check (faults.test.ts). A busy machine only makes round trips longer: the checks over
+// HTTP are lower bounds and orders of events; the drawn delays themselves are checked on NetworkLatency.
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -36,46 +37,40 @@ describe('network latency before the rate check', () => {
 		const { status, sentAt, ms } = await timed();
 		expect(status).toBe(200);
 		expect(ms).toBeGreaterThanOrEqual(199);
-		expect(ms).toBeLessThan(600);
-		// Logged when it arrived: 200 ms after it was sent, at the end of the round trip.
+		// Logged when it arrived: 200 ms after it was sent, before the answer came back.
 		expect(sb.log[0].at - sentAt).toBeGreaterThanOrEqual(199);
-		expect(sentAt + ms - sb.log[0].at).toBeLessThan(100);
+		expect(sb.log[0].at).toBeLessThanOrEqual(sentAt + ms);
 	});
 
-	it('the rate check sees arrival times: a request sent 1.2 s after one that spent 300 ms on its way arrives 0.9 s after it, and gets 429', async () => {
-		sb.setLatency(300);
-		const first = timed();
-		await sleep(50);
-		sb.setLatency(0); // drawn per request when it reaches the server
-		await first;
-		const firstSent = (await first).sentAt;
-		const wait = firstSent + 1200 - (performance.timeOrigin + performance.now());
-		await sleep(Math.max(0, wait));
+	it('the rate check sees arrival times: a request sent 1.5 s after one that spent 1.5 s on its way arrives right after it, and gets 429', async () => {
+		sb.setLatency(1500);
+		const first = await timed();
+		sb.setLatency(0);
 		const second = await timed();
-		expect((await first).status).toBe(200);
+		// Sent 1.5 s apart, but the first arrived only when the second was sent: the check compares
+		// arrivals (were the latency after the check, the second would come 1.5 s after the first).
+		expect(first.status).toBe(200);
 		expect(second.status).toBe(429);
 		expect(sb.log.map((entry) => entry.status)).toEqual([200, 429]);
-		const gap = sb.log[1].at - sb.log[0].at;
-		// The first arrived at least 300 ms after it was sent (its latency; a busy machine adds to it),
-		// the second at once: their arrivals are about 0.9 s apart, under the 1 s the limit needs.
-		expect(sb.log[0].at - firstSent).toBeGreaterThanOrEqual(299);
-		expect(gap).toBeLessThanOrEqual(second.sentAt - firstSent - 299 + 50);
-		expect(gap).toBeGreaterThan(500);
-		expect(gap).toBeLessThan(1000);
+		expect(second.sentAt - first.sentAt).toBeGreaterThanOrEqual(1499);
+		expect(sb.log[0].at - first.sentAt).toBeGreaterThanOrEqual(1499);
 		expect(sb.stats().rateLimited).toBeGreaterThanOrEqual(1);
 	});
 
 	it('a range [min, max]: each request gets a delay drawn within it', async () => {
 		sb.setLatency([80, 160]);
 		expect(sb.latency()).toEqual([80, 160]);
+		const expected = new NetworkLatency(42, [80, 160]);
+		const draws = Array.from({ length: 6 }, () => expected.next());
 		const rtts: number[] = [];
 		for (let i = 0; i < 6; i++) {
 			rtts.push((await timed(i % 2 === 0 ? sb.keys.demo : sb.keys.second)).ms);
 			await sleep(600);
 		}
-		expect(Math.min(...rtts)).toBeGreaterThanOrEqual(79);
-		expect(Math.max(...rtts)).toBeLessThan(400);
-		expect(Math.max(...rtts) - Math.min(...rtts)).toBeGreaterThan(5);
+		// the sandbox (seed 42) drew these delays: each round trip took at least its own
+		expect(draws.every((ms) => ms >= 80 && ms <= 160)).toBe(true);
+		expect(new Set(draws).size).toBeGreaterThan(1);
+		rtts.forEach((rtt, i) => expect(rtt).toBeGreaterThanOrEqual(draws[i] - 1));
 	});
 
 	it('each setLatency starts the draws again from the seed: two runs on one jittery route see the same delays (the bench compares two nodes so)', () => {
@@ -93,7 +88,8 @@ describe('network latency before the rate check', () => {
 	it('setLatency(null) or 0 removes it; invalid values are refused', async () => {
 		sb.setLatency(null);
 		expect(sb.latency()).toBeNull();
-		expect((await timed()).ms).toBeLessThan(150);
+		expect((await timed()).status).toBe(200);
+		expect(new NetworkLatency(42, null).next()).toBe(0);
 		sb.setLatency(0);
 		expect(sb.latency()).toBeNull();
 		expect(() => sb.setLatency(-1)).toThrow();
@@ -113,11 +109,13 @@ describe('network latency before the rate check', () => {
 		expect(bad.data.error).toBe('invalid_request');
 		expect((await control(sb, 'POST', '/__sandbox/latency', {})).status).toBe(400);
 		expect((await control(sb, 'POST', '/__sandbox/latency', { latencyMs: null })).data).toEqual({ latencyMs: null });
-		// Control routes themselves are never delayed.
-		sb.setLatency(1000);
-		const started = Date.now();
-		await control(sb, 'GET', '/__sandbox/info');
-		expect(Date.now() - started).toBeLessThan(500);
+		// Control routes themselves are never delayed: one sent after an API call on a 3 s route answers first.
+		sb.setLatency(3000);
+		const order: string[] = [];
+		const delayed = api(sb, '/api/v1/forms').then(() => order.push('api'));
+		await control(sb, 'GET', '/__sandbox/info').then(() => order.push('control'));
+		await delayed;
+		expect(order).toEqual(['control', 'api']);
 	});
 
 	it('faults.latencyMs (an answer delay after the rate check) still works alongside', async () => {
@@ -125,8 +123,9 @@ describe('network latency before the rate check', () => {
 		sb.setFaults({ latencyMs: [150, 150] });
 		const { ms, sentAt } = await timed();
 		expect(ms).toBeGreaterThanOrEqual(249);
-		// Arrival is after the network latency only; the answer delay comes after the check.
-		expect(sb.log[0].at - sentAt).toBeLessThan(200);
+		// Arrival is after the network latency; the answer delay comes after the check.
+		expect(sb.log[0].at - sentAt).toBeGreaterThanOrEqual(99);
+		expect(sentAt + ms - sb.log[0].at).toBeGreaterThanOrEqual(149);
 	});
 });
 

@@ -164,7 +164,9 @@ describe('sandbox: rate limit', () => {
 		expect(statuses).toEqual(sb.log.map((e) => e.status));
 		expect(statuses).toEqual(expected);
 		expect(statuses[0]).toBe(200);
-		expect(statuses[1]).toBe(429);
+		// the intended timeline; a busy machine can delay a request past it, and the rule above still holds
+		const gap01 = sb.log[1].at - sb.log[0].at;
+		if (gap01 < GAP) expect(statuses[1]).toBe(429);
 		const gap02 = sb.log[2].at - sb.log[0].at;
 		if (gap02 >= GAP) expect(statuses[2]).toBe(200);
 	});
@@ -172,12 +174,14 @@ describe('sandbox: rate limit', () => {
 	it('the default limit is 1 request per 1000 ms, and stats show the accepted gaps', async () => {
 		const real = await startSandbox();
 		try {
-			const first = await api(real, '/api/v1/forms');
-			const tooSoon = await api(real, '/api/v1/forms');
+			// two at once: whichever arrives second is within the second of the first (a busy machine could
+			// space two requests sent one after the other by more than a second)
+			const pair = await Promise.all([api(real, '/api/v1/forms'), api(real, '/api/v1/forms')]);
+			const tooSoon = pair.find((r) => r.status === 429);
 			await sleep(1010 - (real.log[1].at - real.log[0].at));
 			const later = await api(real, '/api/v1/forms');
-			expect([first.status, tooSoon.status, later.status]).toEqual([200, 429, 200]);
-			expect(tooSoon.headers['retry-after']).toBe('1');
+			expect([...pair.map((r) => r.status).sort(), later.status]).toEqual([200, 429, 200]);
+			expect(tooSoon?.headers['retry-after']).toBe('1');
 			const st = real.stats();
 			expect(st.accepted).toBe(2);
 			expect(st.rateLimited).toBe(1);
@@ -308,7 +312,8 @@ describe('sandbox: Date header from the sandbox clock', () => {
 	const dateOf = (r: { headers: Record<string, unknown> }): number => Date.parse(String(r.headers.date));
 
 	it('every response carries a Date header that follows the clock offset', async () => {
-		const near = (ms: number, target: number): void => expect(Math.abs(ms - target)).toBeLessThan(2500);
+		// within a minute: the offsets below are hours and days, and a busy machine delays an answer by seconds at most
+		const near = (ms: number, target: number): void => expect(Math.abs(ms - target)).toBeLessThan(60_000);
 		near(dateOf(await api(sb, '/api/v1/forms')), Date.now());
 		near(dateOf(await api(sb, '/api/v1/forms', { key: null })), Date.now()); // 401 too
 		near(dateOf(await api(sb, '/api/v1/nope')), Date.now()); // 404 too

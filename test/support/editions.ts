@@ -1,27 +1,10 @@
 /**
- * The two editions built from this source (gulpfile.js): the n8n Cloud edition in dist/ (the package
- * at the repository root) and the queue edition in editions/queue/ (adds the Redis-shared limiter).
- * Tests of the Redis-shared limiter run the queue edition: built (QUEUE_DIST) or from source
- * (`useQueueEdition()`, which makes the source registry use queue/edition.ts as the queue build does).
+ * The editions (harness/editions.ts) in a test file: `withQueueEdition()` runs its tests on the queue
+ * edition's limiters and restores the built (Cloud) one after.
  */
-import path from 'node:path';
+import { useBuiltEdition, useQueueEdition } from '../../harness/editions';
 
-import { setEditionForTests } from '../../nodes/shared/transport/limiter/registry';
-import { EDITION as QUEUE_EDITION } from '../../queue/edition';
-
-export const ROOT = path.resolve(__dirname, '../..');
-export const CLOUD_DIST = path.join(ROOT, 'dist');
-export const QUEUE_PACKAGE_DIR = path.join(ROOT, 'editions/queue');
-export const QUEUE_DIST = path.join(QUEUE_PACKAGE_DIR, 'dist');
-
-/** Source runs of this process use the queue edition's limiters (until `useBuiltEdition()`). */
-export function useQueueEdition(): void {
-	setEditionForTests(QUEUE_EDITION);
-}
-
-export function useBuiltEdition(): void {
-	setEditionForTests();
-}
+export { CLOUD_DIST, QUEUE_DIST, QUEUE_PACKAGE_DIR, ROOT, useBuiltEdition, useQueueEdition } from '../../harness/editions';
 
 /** In a describe block or test file: the queue edition for its tests, the built (Cloud) one after. */
 export function withQueueEdition(): void {

@@ -32,8 +32,11 @@ export interface EventKind {
 	name: EventName;
 	/** Its letter in the state's record of the selected events. */
 	letter: string;
-	/** As the Events parameter lists it. */
-	option: { name: string; description: string };
+	/**
+	 * As the Events parameter lists it; `startsFor` completes the node's notice "starts the workflow once
+	 * for …" (description.ts names every selected event there).
+	 */
+	option: { name: string; description: string; startsFor: string };
 	/** The windows this event needs read when it is selected. */
 	windows(settings: TriggerSettings): WindowName[];
 	/**

@@ -80,7 +80,11 @@ export const sessionAbandoned: EventKind = {
 	value: 'sessionAbandoned',
 	name: 'session.abandoned',
 	letter: 'a',
-	option: { name: 'Session Abandoned', description: 'A customer started a booking and left it unfinished for the "Abandoned After" time' },
+	option: {
+		name: 'Session Abandoned',
+		description: 'A customer started a booking and left it unfinished for the "Abandoned After" time',
+		startsFor: 'each customer who leaves a booking unfinished',
+	},
 	windows: (settings) => ['horizon', 'held', ...(skipsBooked(settings) ? (['requests'] as const) : [])],
 	judges: ['horizon', 'held'],
 	judge,

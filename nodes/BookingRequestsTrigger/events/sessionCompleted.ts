@@ -80,7 +80,11 @@ export const sessionCompleted: EventKind = {
 	value: 'sessionCompleted',
 	name: 'session.completed',
 	letter: 'c',
-	option: { name: 'Session Completed', description: 'A customer finished a booking (also bookings made without a saved draft)' },
+	option: {
+		name: 'Session Completed',
+		description: 'A customer finished a booking (also bookings made without a saved draft)',
+		startsFor: 'each booking a customer finishes',
+	},
 	// The horizon too: a session seen abandoned makes its completion `recovered`, whichever events are selected.
 	windows: () => ['completions', 'horizon', 'held'],
 	judges: ['completions'],

@@ -12,9 +12,10 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { keyIdOf } from '../../../nodes/shared/transport/keyId';
 
 import { createHarness } from '../../../harness/inProcessN8n';
-import { startSandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
+import { pacing429s } from '../../support/pacing429';
 
 jest.setTimeout(120_000);
 
@@ -31,7 +32,7 @@ beforeEach(async () => {
 	sandbox = await startSandbox({ sizes: { forms: 2, requests: 20, sessions: 10 } });
 });
 afterEach(async () => {
-	expect(sandbox.stats().rateLimited).toBe(0);
+	expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	await sandbox.close();
 });
 

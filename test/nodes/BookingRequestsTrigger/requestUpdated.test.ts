@@ -9,10 +9,11 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { createHarness } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
-import { sortRequests, startSandbox } from '../../../sandbox';
+import { hashKey, sortRequests, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { WATCH_PAGES_PER_POLL } from '../../../nodes/BookingRequestsTrigger/planner/watched';
 import { TriggerRun } from './trigger';
+import { pacing429s } from '../../support/pacing429';
 
 jest.setTimeout(180_000);
 
@@ -28,7 +29,7 @@ async function open(requests: number, minGapMs = 1000): Promise<void> {
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 }
 afterEach(async () => {
-	expect(sandbox.stats().rateLimited).toBe(0);
+	expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	await sandbox.close();
 });
 

@@ -11,9 +11,10 @@ import { NodeHelpers } from 'n8n-workflow';
 import { BookingRequestsTrigger } from '../../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { createHarness } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
-import { startSandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
+import { pacing429s } from '../../support/pacing429';
 
 jest.setTimeout(180_000);
 
@@ -29,7 +30,7 @@ beforeEach(async () => {
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 });
 afterEach(async () => {
-	expect(sandbox.stats().rateLimited).toBe(0);
+	expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	await sandbox.close();
 });
 

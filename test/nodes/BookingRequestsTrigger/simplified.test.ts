@@ -9,9 +9,10 @@ import type { IDataObject } from 'n8n-workflow';
 import { clearFormNamesCache, FORM_NAMES_TTL_MS, formNamesFor } from '../../../nodes/BookingRequestsTrigger/poll/formNames';
 import { createHarness } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
-import { startSandbox } from '../../../sandbox';
+import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
+import { pacing429s } from '../../support/pacing429';
 
 jest.setTimeout(120_000);
 
@@ -28,7 +29,7 @@ beforeEach(async () => {
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 });
 afterEach(async () => {
-	expect(sandbox.stats().rateLimited).toBe(0);
+	expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	await sandbox.close();
 });
 

@@ -11,7 +11,7 @@ import type { ILoadOptionsFunctions, INodeListSearchResult, INodeType } from 'n8
 import { BookingRequestsApi } from '../../../credentials/BookingRequestsApi.credentials';
 import { EDITION_CREDENTIAL_PROPERTIES as QUEUE_CREDENTIAL_FIELDS } from '../../../queue/credentialFields';
 import { createHarness } from '../../../harness/inProcessN8n';
-import { acceptedGaps, rateLimitedCount } from '../../../harness/sandboxGaps';
+import { acceptedGaps } from '../../../harness/sandboxGaps';
 import type { Sandbox } from '../../../sandbox';
 import { hashKey, startSandbox } from '../../../sandbox';
 import { keyIdOf } from '../../../nodes/shared/transport/keyId';
@@ -26,9 +26,10 @@ import {
 import { SHARED_LIMIT_ID_PREFIX, sharedLimiterIds } from '../../../queue/limiter/sharedLimiter';
 import { parseRedisUrl } from '../../../nodes/shared/transport/limiter/shared/redisUrl';
 import { apiRequest } from '../../../nodes/shared/transport/request';
-import { DIST_NODE, assertDistBuilt } from '../../support/sharedLimit/figures';
+import { DIST_NODE, assertDistBuilt } from '../../../harness/sharedLimit/figures';
 import { startRedisServer, type RedisServer } from '../../../harness/services/redisServer';
 import { QUEUE_DIST, withQueueEdition } from '../../support/editions';
+import { pacing429s } from '../../support/pacing429';
 
 const DIST_TRIGGER = path.resolve(DIST_NODE, '../../BookingRequestsTrigger/BookingRequestsTrigger.node.js');
 
@@ -82,7 +83,7 @@ describe('shared limit connections', () => {
 		expect(await ourConnections()).toBe(2);
 		expect(openSharedLimitConnections()).toEqual([redis.url]);
 		for (const key of [sandbox.keys.demo, sandbox.keys.second]) {
-			expect(rateLimitedCount(sandbox.log, hashKey(key))).toBe(0);
+			expect(pacing429s(sandbox.log, hashKey(key))).toEqual([]);
 			expect(Math.min(...acceptedGaps(sandbox.log, hashKey(key)))).toBeGreaterThanOrEqual(1000);
 		}
 		// Limiter ids (the Redis key names) are built from the key's hash.
@@ -125,7 +126,7 @@ describe('shared limit connections', () => {
 		expect(await ourConnections()).toBe(2);
 		expect(built.openSharedLimitConnections()).toEqual([redis.url]);
 		const keyHash = hashKey(sandbox.keys.demo);
-		expect(rateLimitedCount(sandbox.log, keyHash)).toBe(0);
+		expect(pacing429s(sandbox.log, keyHash)).toEqual([]);
 		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
 		await built.closeSharedLimits();
 		expect(await waitFor(async () => (await ourConnections()) === 0, 2000)).toBe(true);

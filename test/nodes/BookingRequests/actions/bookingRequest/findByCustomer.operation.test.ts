@@ -14,6 +14,8 @@ import type { BookingRequest, Sandbox } from '../../../../../sandbox';
 import type { Harness } from '../../../../../harness/inProcessN8n';
 import { withSandbox } from '../../../../support/sandboxSuite';
 import { stubListServer } from '../../../../support/stubList';
+import { pacing429s } from '../../../../support/pacing429';
+import { hashKey } from '../../../../../sandbox';
 
 let sandbox: Sandbox;
 let harness: Harness;
@@ -72,7 +74,7 @@ describe('Booking Request → Find by Customer', () => {
 		expect(newer).toBeGreaterThan(200);
 		const calls = Math.floor(newer / 100) + 1;
 		expect(pagesRead()).toEqual(Array.from({ length: calls }, (_, i) => [String(i + 1), '100']));
-		expect(sandbox.stats().rateLimited).toBe(0);
+		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	});
 
 	test('phone only, any format: the requests with the same international digits', async () => {

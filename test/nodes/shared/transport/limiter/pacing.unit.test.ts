@@ -356,6 +356,18 @@ describe('simulated Return All against a strict 1 s server', () => {
 		expect(jitterBet.secondsPerCall).toBeGreaterThan(jitterNow.secondsPerCall);
 	});
 
+	test.each([
+		[100, 1060],
+		[250, 1100],
+	])('constant %i ms, 10 calls (the HTTP Return All of latencyClasses.test.ts): once the round trips agree, the middle gap after the third is below %i ms in every run (the former rule: 1,015 ms + the round trip)', (ms, limit) => {
+		const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+		for (let seed = 1; seed <= RUNS; seed++) {
+			const us = simulate({ clients: [{ name: 'us', calls: 10, delays: constant(ms) }], seed }).clients.us;
+			expect(us.rateLimited).toBe(0);
+			expect(middle(us.gaps.slice(3))).toBeLessThan(limit);
+		}
+	});
+
 	test('a route change: slower is followed without a 429 once the window has turned over; faster costs exactly one 429, then full pace', () => {
 		const slower = returnAll(sandboxDelays((attempt) => (attempt < 20 ? 100 : 250)), 60);
 		report['route 100 → 250 ms at call 20, 60 calls'] = slower;
@@ -500,6 +512,9 @@ describe('simulated sharing of a key', () => {
 			const at = after.findIndex((_, i) => i + 3 < after.length && [1, 2, 3].every((k) => after[i + k].at - after[i + k - 1].at < 1100));
 			expect(at).toBeGreaterThanOrEqual(0);
 			recoveries.push(after[at].at - stopAt);
+			// then full pace (sharedKey.test.ts prints the same figure over HTTP)
+			const tail = after.slice(at);
+			expect((tail[tail.length - 1].at - tail[0].at) / (tail.length - 1)).toBeLessThan(1050);
 		}
 		recoveries.sort((a, b) => a - b);
 		report[`neighbour stops: full pace again after ${(recoveries[50] / 1000).toFixed(1)} s (median), ${(recoveries[99] / 1000).toFixed(1)} s (max)`] = {

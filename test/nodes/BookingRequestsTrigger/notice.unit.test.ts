@@ -1,0 +1,50 @@
+/**
+ * The trigger's notice names every selected event, and only those: for each selection of Events, the
+ * editor (n8n-workflow's own displayParameter, as the node panel uses it) shows exactly one notice.
+ */
+import { NodeHelpers, type INode, type INodeProperties } from 'n8n-workflow';
+
+import { BookingRequestsTrigger } from '../../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
+
+const description = new BookingRequestsTrigger().description;
+const notices = description.properties.filter((property) => property.type === 'notice');
+const NAMES: Record<string, string> = {
+	sessionAbandoned: 'Session Abandoned',
+	sessionCompleted: 'Session Completed',
+	requestCreated: 'New Request',
+	requestUpdated: 'Request Updated',
+};
+const EVENTS = Object.keys(NAMES);
+
+/** The notices the editor shows for these events, in a trigger of this version. */
+function shown(events: string[], typeVersion = 1.1): INodeProperties[] {
+	const node: INode = { id: 'n', name: 'Booking Requests Trigger', type: 'n8n-nodes-booking-requests.bookingRequestsTrigger', typeVersion, position: [0, 0], parameters: { events } };
+	return notices.filter((notice) => NodeHelpers.displayParameter({ events }, notice, node, description));
+}
+
+const selections = Array.from({ length: 2 ** EVENTS.length }, (_, i) => EVENTS.filter((_event, bit) => i & (1 << bit)));
+
+test.each(selections.filter((events) => events.length > 0).map((events) => [events.map((event) => NAMES[event]).join(' + '), events] as const))(
+	'%s: one notice, naming each selected event and no other',
+	(_label, events) => {
+		for (const typeVersion of [1, 1.1]) {
+			const visible = shown([...events], typeVersion);
+			expect(visible).toHaveLength(1);
+			for (const event of EVENTS) expect(visible[0].displayName.includes(`(${NAMES[event]})`)).toBe(events.includes(event));
+			// the order of selection does not matter
+			expect(shown([...events].reverse(), typeVersion)).toEqual(visible);
+		}
+	},
+);
+
+test('no event selected (while the user changes them): no notice', () => {
+	expect(shown([])).toEqual([]);
+});
+
+test('New Request + Request Updated (the CRM recipe) names the changes too; each notice says when events start and what Fetch Test Event does', () => {
+	expect(shown(['requestCreated', 'requestUpdated'])[0].displayName).toMatch(
+		/^Checks for news at the interval under "Poll Times" and starts the workflow once for each new booking request \(New Request\) and each change to a booking request \(Request Updated\)\. Only what happens after you publish the workflow \(n8n 1\.x: activate\) is sent/,
+	);
+	expect(notices).toHaveLength(15);
+	for (const notice of notices) expect(notice.displayName).toMatch(/"Fetch Test Event" shows up to 3 recent examples of each event/);
+});
