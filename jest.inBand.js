@@ -5,7 +5,7 @@
  * machine, changes what they measure.
  */
 module.exports = [
-	// calls per page drained over HTTP (issue 28)
+	// calls per page drained over HTTP
 	'costs.http.test.ts',
 	// a backlog and 800 bookings without a draft under a budget, at the real 1 request/s
 	'pollBudget.http.test.ts',

@@ -1,5 +1,5 @@
 /**
- * Peer rows (issue 27): the same listing of N requests in a real n8n (the version of the e2e suite),
+ * Peer rows: the same listing of N requests in a real n8n (the version of the e2e suite),
  * side by side in one run, with
  *  (a) this package's node (Return All), and
  *  (b) n8n's HTTP Request node configured as a careful user would: `page` query parameter updated in

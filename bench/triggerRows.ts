@@ -3,10 +3,10 @@
  * JSON on the last line), in n8n-core's real PollContext with n8n's durable-scheduler budget of 36 s,
  * against the sandbox with the contract's real limit (1 request per second per key):
  * - `shape <name>`: a backlog of changes — n8n was down while customers kept booking and leaving —
- *   drained (issue 28's shapes, harness/backlogShapes.ts, which also says what the minimum
+ *   drained (the shapes of harness/backlogShapes.ts, which also says what the minimum
  *   counts: the pages the rules need). All three events and Skip Customers Who Booked on (the node's
  *   version 1.1 default), so the request list serves New Request and the skip in the same reads.
- * - `updates <window>`: Request Updated over a watched range (issue 26).
+ * - `updates <window>`: Request Updated over a watched range.
  *
  * Usage: node scripts/ts-run.js bench/triggerRows.ts shape idleDrafts
  *        `npm run bench -- --only=trigger` runs only these rows and prints their figures.
@@ -26,7 +26,7 @@ const ceil100 = (n: number) => Math.ceil(n / 100);
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 /**
- * A backlog shape of issue 28 (harness/backlogShapes.ts: `bench`, `completed`, `retarget`,
+ * A backlog shape (harness/backlogShapes.ts: `bench`, `completed`, `retarget`,
  * `idleDrafts`) drained at the contract's real 1 request/s under n8n's 36 s budget: calls for the
  * pages the rules need, polls, the longest poll and each poll's calls. The same loop as the cost test
  * over HTTP (harness/backlogDrain.ts), which runs it at a shorter rate gap.
@@ -64,7 +64,7 @@ export async function triggerShapeRow(name: string): Promise<RowResult> {
 }
 
 /**
- * Request Updated over a watched range of `window` requests (issue 26), New Request and Request
+ * Request Updated over a watched range of `window` requests, New Request and Request
  * Updated selected, at the contract's 1 request/s and a 36 s budget. After the first read and one
  * warm cycle, one request on every watched page is changed right after a poll; the row counts the
  * polls until the last change is reported (the longest delay: a page read just before its change

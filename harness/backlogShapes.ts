@@ -1,5 +1,5 @@
 /**
- * The backlog shapes of issue 28, written once and played on the in-memory model (triggerWorld.ts), on
+ * The backlog shapes, written once and played on the in-memory model (triggerWorld.ts), on
  * the sandbox over HTTP (costs.node.test.ts) and in the bench (bench/triggerRows.ts `shape`): what
  * happened while the trigger was not polling, the events every shape must emit once, and the pages a
  * drain must read ("pages the rules need", below). All three events, Skip Customers Who Booked on.
@@ -109,7 +109,7 @@ export const SHAPES: BacklogShape[] = [
 	},
 	{
 		name: 'idleDrafts',
-		label: 'drafts idle below completed bookings (issue 28): 1,000 drafts, then 2,000 bookings through drafts, activated 45 minutes later',
+		label: 'drafts idle below completed bookings: 1,000 drafts, then 2,000 bookings through drafts, activated 45 minutes later',
 		abandonedAfterMinutes: 30,
 		build(world) {
 			world.advance(5_000);

@@ -368,7 +368,7 @@ export class Store {
 		const ws = this.workspace(input.key);
 		const form = this.formOf(ws, input.formId);
 		const t = this.stamp();
-		// `contact`: the same customer as a draft of theirs (issue 22: bookings made without a draft count).
+		// `contact`: the same customer as a draft of theirs (bookings made without a draft count).
 		const gen = makePerson(this.rng);
 		const c = input.contact;
 		const person = c ? { first: c.firstname ?? gen.first, last: c.lastname ?? gen.last, email: c.email ?? gen.email, phone: c.phone ?? gen.phone } : undefined;

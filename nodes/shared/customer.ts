@@ -12,7 +12,7 @@
  *   digits typed again (a national number of another country cannot be told apart from a partial one);
  * - fewer than 7 digits identify nobody (no phone key).
  *
- * Placeholders identify nobody either (issue 29): what people type to get past a required field would
+ * Placeholders identify nobody either: what people type to get past a required field would
  * otherwise make strangers one customer (one booking suppressing everyone's reminder). A phone whose
  * national part (its last 10 digits) is one digit repeated or a run such as 1234567890; an e-mail whose
  * name is a placeholder word (test, none, noreply, ...) or whose domain is one (test.com, none.com, ...).

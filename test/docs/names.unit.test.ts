@@ -1,5 +1,5 @@
 /**
- * Docs that cannot rot, part 2 (issue 30 item 6): every example file the Markdown names exists, and the
+ * Docs that cannot rot, part 2: every example file the Markdown names exists, and the
  * parameters and operations the user pages name exist in the nodes' descriptions (as n8n shows them):
  * the trigger page's Options table, the README's retargeting settings, the node page's operations.
  */

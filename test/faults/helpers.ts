@@ -139,7 +139,7 @@ export function captureLogs(): LogCapture {
 	};
 }
 
-/** The fault matrix of issue 8: each entry is one case of the Return All and trigger tests. */
+/** The fault matrix: each entry is one case of the Return All and trigger tests. */
 export const FAULT_MATRIX: Array<[string, FaultOptions]> = [
 	['429 on every 3rd request', { every429: 3 }],
 	['500 on every 5th request', { every500: 5 }],

@@ -1,5 +1,5 @@
 /**
- * n8n's durable poll scheduler in queue mode (issue 15, scenario 5): main started with
+ * n8n's durable poll scheduler in queue mode (scenario 5): main started with
  *   N8N_SCHEDULER_ENABLED=true N8N_SCHEDULER_POLL_TRIGGERS_ENABLED=true
  *   N8N_USE_WORKFLOW_PUBLICATION_SERVICE=true N8N_POLLER_DURABLE_CURSORS_ENABLED=true
  * (n8n 2.40.7: @n8n/config scheduler.config.js and workflows.config.js; durable cursors need all three

@@ -1,5 +1,5 @@
 /**
- * n8n queue mode for real (issue 15, scenarios 1-4): PostgreSQL, Redis, n8n 2.40.7 main + 2 workers
+ * n8n queue mode for real (scenarios 1-4): PostgreSQL, Redis, n8n 2.40.7 main + 2 workers
  * (`--concurrency 5`), the packed package in every process, the sandbox API with its real limit of 1
  * request per second per key. Every scenario asserts on the sandbox's own request log.
  *
@@ -215,7 +215,7 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 		// without one shared budget the processes together exceed 1 request/s
 		expect(figures.rateLimited).toBeGreaterThan(0);
 		expect(violations).toContain(`0 × 429 (got ${figures.rateLimited})`);
-		// contention slows executions down, it never fails them (before issue 18, one of the three
+		// contention slows executions down, it never fails them (before, one of the three
 		// failed after its retries in most runs)
 		expect(run.records.map((record) => record.status)).toEqual(run.records.map(() => 'success'));
 		expect(complete).toHaveLength(EXECUTIONS);

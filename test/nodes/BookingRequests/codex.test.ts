@@ -27,7 +27,7 @@ const CODEX = {
 	trigger: { codex: codexOf('BookingRequestsTrigger/BookingRequestsTrigger.node.json'), docs: DOCS_URLS.trigger },
 };
 
-/** The words a marketer types into the node panel (issue 17); n8n searches display names and aliases. */
+/** The words a marketer types into the node panel; n8n searches display names and aliases. */
 const MARKETER_WORDS = ['abandoned', 'appointment', 'booking form', 'lead', 'cart', 'retarget'];
 
 describe.each(Object.entries(CODEX))('codex of the %s node', (_name, { codex, docs }) => {

@@ -340,7 +340,7 @@ describe('form filter', () => {
 		expect(eventIds(after.items)).not.toContain(abandonedId(onB));
 		expect(eventIds(after.items)).not.toContain(requestId(requestB.id));
 
-		// Changing the events does not reset (issue 29; before, it did and onB3 was never reported):
+		// Changing the events does not reset (before, it did and onB3 was never reported):
 		// the remaining event goes on where it was.
 		run.parameters = { events: ['sessionAbandoned'], formId: rl(formB) };
 		const onB3 = sandbox.startSession({ formId: formB });

@@ -1,5 +1,5 @@
 /**
- * Calls per page drained over HTTP (issue 28; `npm run test:costs`, in band): the backlog shapes of
+ * Calls per page drained over HTTP (`npm run test:costs`, in band): the backlog shapes of
  * harness/backlogShapes.ts played on the sandbox and drained by the node in n8n-core's real
  * PollContext, with n8n's durable-scheduler budget scaled to a shorter rate gap (about 30 calls a
  * poll, as 36 s give at the contract's 1 s: CI time; the bench runs the same shapes at the real

@@ -124,7 +124,7 @@ test.each([
 test('drafts idle below completed bookings: held when the completions pass them, read again only for their abandonments', async () => {
 	const shape = SHAPES.find((candidate) => candidate.name === 'idleDrafts') as BacklogShape;
 	const drain = await drainShape(shape);
-	// Before (issue 28): after every event was out, the session list was searched and read again almost
+	// Before: after every event was out, the session list was searched and read again almost
 	// whole (2 polls, 33 calls, nothing found). Now each session page is read once for the completions,
 	// and the drafts' 10 pages (11 with the one they share with bookings) once more for their abandonments.
 	const sessionReads = drain.polls.slice(0, -1).flatMap((row) => row.reads.filter((read) => read.startsWith('s') && read !== 's1'));

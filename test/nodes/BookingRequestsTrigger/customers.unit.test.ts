@@ -1,5 +1,5 @@
 /**
- * Retargeting by customer (issue 22): Skip Customers Who Booked, the customer cooldown, recovery by
+ * Retargeting by customer: Skip Customers Who Booked, the customer cooldown, recovery by
  * customer, and the hashed customer memories behind them. Pure: the trigger's real poll loop against
  * the in-memory list model (test/support/triggerWorld.ts).
  */

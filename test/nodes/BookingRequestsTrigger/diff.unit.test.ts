@@ -628,7 +628,7 @@ describe('reset on filter or events change', () => {
 		expect((await world.poll(after.state, changed)).ids).toEqual([abandonedId(active)]);
 	});
 
-	it('a state for other lists keeps what still applies (issue 29); another version (v1) or garbage is refused: a new baseline, never an error', async () => {
+	it('a state for other lists keeps what still applies; another version (v1) or garbage is refused: a new baseline, never an error', async () => {
 		const world = new World();
 		const runner = new Runner(world, makeSettings());
 		await runner.poll();

@@ -1,5 +1,5 @@
 /**
- * A new API key for a published trigger (issue 29 item 1), in n8n's real PollContext against the
+ * A new API key for a published trigger, in n8n's real PollContext against the
  * sandbox over loopback. Before: a new key changed the state's fingerprint, so the trigger started
  * afresh — the requests created while the old key was revoked never arrived, and customers reminded
  * under a cooldown were reminded again. Now: a key that can read a request the state knows (Get

@@ -1,6 +1,6 @@
 /**
- * The poll's memories are decoded once from the saved state and encoded once at its end (memories.ts,
- * issue 26 item 9); the decisions read them through an overlay that never changes the decoded copy.
+ * The poll's memories are decoded once from the saved state and encoded once at its end (state/codec.ts);
+ * the decisions read them through an overlay that never changes the decoded copy.
  */
 import { BookedMemory, customerCodes, RemindedMemory } from '../../../nodes/BookingRequestsTrigger/memory/customers';
 import { SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory/seen';

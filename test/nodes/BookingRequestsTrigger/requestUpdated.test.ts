@@ -1,5 +1,5 @@
 /**
- * Request Updated (issue 26) in n8n's real PollContext against the sandbox API over loopback: the
+ * Request Updated in n8n's real PollContext against the sandbox API over loopback: the
  * workspace changes requests (status, lead status, notes, completion, contact; `updated_at` set or
  * null) and the trigger reports each change once, with `changed_fields`, `previous` and an event id
  * that is the same when a change is delivered again after a lost save. Rotation over a watched range

@@ -1,5 +1,5 @@
 /**
- * Retargeting by customer (issue 22) in n8n's real PollContext against the sandbox over loopback:
+ * Retargeting by customer in n8n's real PollContext against the sandbox over loopback:
  * node version 1.1 skips customers who booked (on by default), version 1 keeps its behaviour; the
  * customer's booking through another session or without a draft, on another form, with the phone typed
  * differently; recovery by customer with `recovered_from_session_id` and `minutes_to_recover`; no
@@ -116,7 +116,7 @@ describe('a day of retargeting through n8n', () => {
 	});
 });
 
-describe('placeholder contact values identify nobody (issue 29 item 4)', () => {
+describe('placeholder contact values identify nobody', () => {
 	it('a booking with the phone 0000000000 or the e-mail test@test.com does not suppress a stranger’s reminder that shares it', async () => {
 		// Before: the shared placeholder made strangers one customer, so Ana's booking skipped Bo and Cy.
 		const run = new TriggerRun(harness, sandbox, { events: ['sessionAbandoned'], abandonedAfterMinutes: 30 });
@@ -135,7 +135,7 @@ describe('placeholder contact values identify nobody (issue 29 item 4)', () => {
 	});
 });
 
-describe('a phone shared by many customers identifies nobody (issue 29 item 4)', () => {
+describe('a phone shared by many customers identifies nobody', () => {
 	it('an office phone with more than 3 different e-mails in the bookings: its bookings no longer skip a stranger, its reminders no longer start a stranger’s cooldown', async () => {
 		// Before: the front desk's number on four bookings made every draft with that number "booked".
 		const office = '+1 512 555 0190';

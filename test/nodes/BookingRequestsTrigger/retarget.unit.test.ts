@@ -1,5 +1,5 @@
 /**
- * Retargeting by customer at volume (issue 22 item 8): oracle runs of the trigger's real poll loop
+ * Retargeting by customer at volume: oracle runs of the trigger's real poll loop
  * (fetch.ts `pollChanges`, planner, rules) against the in-memory list model, with thousands of
  * customers, several drafts each, bookings through another session, by completing a draft and
  * without a draft, bookings from before a draft, polls cut short by the call budget and restarts from

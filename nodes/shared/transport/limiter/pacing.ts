@@ -192,7 +192,7 @@ export type RoundTrips = ReadonlyArray<{ at: number; ms: number; first?: boolean
  * samples, 3.5 with four, 2.5 with sixteen: with few samples of a jittery route L stays ≈ 0 (the old
  * "from the response" rule), while samples that agree (a constant route) give L ≈ RTT at once.
  *
- * Which samples (issue 27, the cold key):
+ * Which samples (the cold key):
  * - A key idle for more than `sampleMaxAgeMs` (a scheduled run): its older round trips (up to
  *   `priorMaxAgeMs`) count again as soon as the run's own first round trip is known and as long as
  *   the run's round trips fit them (withinPrior). A route that changed while the key was idle shows

@@ -260,7 +260,7 @@ describe("regressions: edges of the rules", () => {
     };
     const { violations, kept } = await judged(program);
     expect(violations).toEqual([]);
-    // Either answer is allowed by the oracle; today the trigger says recovered (see the report of issue 26 item 8).
+    // Either answer is allowed by the oracle; today the trigger says recovered.
     expect(
       kept
         .filter((event) => event.event === "session.completed")

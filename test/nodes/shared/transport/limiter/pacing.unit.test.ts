@@ -147,7 +147,7 @@ describe('the send time', () => {
 	});
 });
 
-describe('a cold key (issue 27): when the next calls go', () => {
+describe('a cold key: when the next calls go', () => {
 	const first = afterAnswer(INITIAL_KEY_STATE, [], { kind: 'accepted', sentAt: T0, answeredAt: T0 + 250 });
 	const sendAfter = (after: typeof first, now: number) => earliestSendAt(after.key, roundTripLowerBound(after.samples, now));
 
