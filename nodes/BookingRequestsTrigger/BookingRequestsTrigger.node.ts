@@ -2,7 +2,7 @@ import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunction
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { searchForms } from '../shared/methods/listSearch';
-import { TRIGGER_DESCRIPTION, triggerProperties } from './description';
+import { TRIGGER_DESCRIPTION, TRIGGER_SUBTITLE, triggerProperties } from './description';
 import { pollBudgetMs, readParameters, safetyMarginMs } from './parameters';
 import { activePoll } from './poll/activePoll';
 import { apiSource } from './poll/source';
@@ -17,10 +17,7 @@ export class BookingRequestsTrigger implements INodeType {
 		// 1.1: Skip Customers Who Booked on by default (description.ts).
 		version: [1, 1.1],
 		defaultVersion: 1.1,
-		// "Abandoned after 30 min, Completed, New Request": short enough for the canvas, which cuts
-		// subtitles at about 25 characters (no arrow functions: both expression engines).
-		subtitle:
-			'={{ [$parameter["events"].includes("sessionAbandoned") ? "Abandoned after " + $parameter["abandonedAfterMinutes"] + " min" : "", $parameter["events"].includes("sessionCompleted") ? "Completed" : "", $parameter["events"].includes("requestCreated") ? "New Request" : "", $parameter["events"].includes("requestUpdated") ? "Request Updated" : ""].filter(Boolean).join(", ") }}',
+		subtitle: TRIGGER_SUBTITLE,
 		description: TRIGGER_DESCRIPTION,
 		defaults: { name: 'Booking Requests Trigger' },
 		polling: true,

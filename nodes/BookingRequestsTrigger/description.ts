@@ -15,6 +15,15 @@ export const SIMPLE_SESSION_EVENT_FIELDS =
 const SKIP_IF_BOOKED_DESCRIPTION =
 	'Whether to send no "Session Abandoned" for a customer who booked after starting the draft (same e-mail or phone), through another session or a booking without a draft, on any form';
 
+/**
+ * The canvas subtitle, e.g. "Abandoned after 30 min, Completed, New Request": each selected event's
+ * part, short enough for the canvas, which cuts subtitles at about 25 characters (no arrow functions
+ * in the expression: both of n8n's expression engines read it).
+ */
+export const TRIGGER_SUBTITLE = `={{ [${EVENT_KINDS.map(
+	(kind) => `$parameter["events"].includes("${kind.value}") ? "${kind.option.subtitle.replace(/\{(\w+)\}/g, '" + $parameter["$1"] + "')}" : ""`,
+).join(', ')}].filter(Boolean).join(", ") }}`;
+
 function listed(parts: string[]): string {
 	return parts.length < 2 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }

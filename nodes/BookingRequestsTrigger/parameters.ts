@@ -42,8 +42,7 @@ function readUpdateOptions(node: INode, options: IDataObject): UpdateSettings {
 /** The selected events, checked: at least one. */
 function readEvents(ctx: IPollFunctions): TriggerSettings['events'] {
 	const selected = ctx.getNodeParameter('events', []) as string[];
-	const events = { sessionAbandoned: false, sessionCompleted: false, requestCreated: false, requestUpdated: false };
-	for (const kind of EVENT_KINDS) events[kind.value] = selected.includes(kind.value);
+	const events = Object.fromEntries(EVENT_KINDS.map((kind) => [kind.value, selected.includes(kind.value)])) as TriggerSettings['events'];
 	if (!EVENT_KINDS.some((kind) => events[kind.value])) {
 		const names = EVENT_KINDS.map((kind) => kind.option.name);
 		throw new NodeOperationError(ctx.getNode(), 'Select at least one event', { description: `Choose ${names.slice(0, -1).join(', ')} and/or ${names.at(-1)} in "Events".` });

@@ -34,9 +34,10 @@ export interface EventKind {
 	letter: string;
 	/**
 	 * As the Events parameter lists it; `startsFor` completes the node's notice "starts the workflow once
-	 * for …" (description.ts names every selected event there).
+	 * for …" and `subtitle` is its part of the canvas subtitle (`{parameter}`: that parameter's value);
+	 * description.ts builds both for the selected events.
 	 */
-	option: { name: string; description: string; startsFor: string };
+	option: { name: string; description: string; startsFor: string; subtitle: string };
 	/** The windows this event needs read when it is selected. */
 	windows(settings: TriggerSettings): WindowName[];
 	/**

@@ -37,7 +37,7 @@ export const requestCreated: EventKind = {
 	value: 'requestCreated',
 	name: 'request.created',
 	letter: 'n',
-	option: { name: 'New Request', description: 'A customer sent a booking request', startsFor: 'each new booking request' },
+	option: { name: 'New Request', description: 'A customer sent a booking request', startsFor: 'each new booking request', subtitle: 'New Request' },
 	windows: () => ['requests'],
 	judges: ['requests'],
 	judge,

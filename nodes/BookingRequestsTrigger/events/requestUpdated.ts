@@ -73,6 +73,7 @@ export const requestUpdated: EventKind = {
 		name: 'Request Updated',
 		description: "A booking request's status, lead status, internal notes, completion or contact details changed (among the newest requests: see the options)",
 		startsFor: 'each change to a booking request',
+		subtitle: 'Request Updated',
 	},
 	// The request window tells which requests are new (New Request), so that a creation is never an update.
 	windows: () => ['requests'],

@@ -84,6 +84,7 @@ export const sessionAbandoned: EventKind = {
 		name: 'Session Abandoned',
 		description: 'A customer started a booking and left it unfinished for the "Abandoned After" time',
 		startsFor: 'each customer who leaves a booking unfinished',
+		subtitle: 'Abandoned after {abandonedAfterMinutes} min',
 	},
 	windows: (settings) => ['horizon', 'held', ...(skipsBooked(settings) ? (['requests'] as const) : [])],
 	judges: ['horizon', 'held'],

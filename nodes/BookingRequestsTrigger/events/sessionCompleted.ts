@@ -84,6 +84,7 @@ export const sessionCompleted: EventKind = {
 		name: 'Session Completed',
 		description: 'A customer finished a booking (also bookings made without a saved draft)',
 		startsFor: 'each booking a customer finishes',
+		subtitle: 'Completed',
 	},
 	// The horizon too: a session seen abandoned makes its completion `recovered`, whichever events are selected.
 	windows: () => ['completions', 'horizon', 'held'],
