@@ -27,19 +27,15 @@ import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import { FORM_A, MIN, World, iso, makeRequest, makeSession, resetIds } from './triggerWorld';
 
-/** A trigger the programs run: one poll from the saved state (as JSON, like workflow static data). */
-export interface TriggerUnderTest {
-	poll(source: PageSource, saved: unknown, settings: TriggerSettings, options: PollOptions): Promise<{ events: TriggerEvent[]; cut: boolean; state: unknown }>;
+/**
+ * One poll of the trigger from the saved state (as JSON, like workflow static data): the state read and
+ * decoded once (an unreadable one is a new baseline), written once.
+ */
+async function pollTrigger(source: PageSource, saved: unknown, settings: TriggerSettings, options: PollOptions): Promise<{ events: TriggerEvent[]; cut: boolean; state: unknown }> {
+	const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
+	const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
+	return { events: result.events, cut: result.cut, state: result.memory && writeMemory(result.memory) };
 }
-
-/** This package's trigger: the state read and decoded once (an unreadable one is a new baseline), written once. */
-export const currentTrigger: TriggerUnderTest = {
-	poll: async (source, saved, settings, options) => {
-		const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
-		const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
-		return { events: result.events, cut: result.cut, state: result.memory && writeMemory(result.memory) };
-	},
-};
 
 export const FORM_B = 'bbbbbbbb-0000-4bbb-8bbb-bbbbbbbbbbbb';
 export const FORMS = [FORM_A, FORM_B] as const;
@@ -254,10 +250,7 @@ export class ProgramRunner {
 	/** The kept states, newest last, with the poll that saved each. */
 	private readonly saved: Array<{ state: unknown; poll: number }> = [];
 
-	constructor(
-		readonly program: Program,
-		private readonly trigger: TriggerUnderTest = currentTrigger,
-	) {
+	constructor(readonly program: Program) {
 		this.world.now = Date.UTC(2026, 10, 1, 12, 0, 0);
 	}
 
@@ -428,7 +421,7 @@ export class ProgramRunner {
 		const limit = options.budget ?? Infinity;
 		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
 		const top = this.saved[this.saved.length - 1];
-		const result = await this.trigger.poll(this.source(count, limit, options.churn ?? []), top ? JSON.parse(JSON.stringify(top.state)) : undefined, settings.trigger, {
+		const result = await pollTrigger(this.source(count, limit, options.churn ?? []), top ? JSON.parse(JSON.stringify(top.state)) : undefined, settings.trigger, {
 			budget,
 			needsRequest: settings.includeRequest ? () => true : undefined,
 			localNow: () => this.world.now + this.skew,
@@ -495,7 +488,7 @@ export class ProgramRunner {
 }
 
 /** Runs a program (ids are drawn afresh for each run, so a program always meets the same ids). */
-export async function runProgram(program: Program, trigger: TriggerUnderTest = currentTrigger): Promise<Run> {
+export async function runProgram(program: Program): Promise<Run> {
 	resetIds();
-	return await new ProgramRunner(program, trigger).run();
+	return await new ProgramRunner(program).run();
 }
