@@ -6,14 +6,15 @@
  * No test here asserts a duration: timing is asserted on simulated clocks (pacing.unit.test.ts, fake
  * timers) or measured by the bench. The end-to-end suites in a real n8n (test/e2e), the editor test
  * (test/ui) and the suites that measure polls against n8n's poll budget (jest.inBand.js: CPU load from
- * parallel workers would change them) have their own configs.
+ * parallel workers would change them) and the trigger's oracle runs at volume (jest.volume.js: minutes
+ * of CPU each) have their own configs.
  * @type {import('jest').Config}
  */
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/ui/', ...require('./jest.inBand.js').map((file) => `/${file.replace(/\./g, '\\.')}$`)],
+	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/ui/', ...[...require('./jest.inBand.js'), ...require('./jest.volume.js')].map((file) => `/${file.replace(/\./g, '\\.')}$`)],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
 	testTimeout: 60000,
 	maxWorkers: 8,

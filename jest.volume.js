@@ -1,0 +1,11 @@
+/**
+ * The trigger's oracle runs at volume (thousands of customers over hours of generated traffic, on the
+ * in-memory list model): minutes of CPU each, so `npm test` leaves them out (it stays within a few
+ * minutes on 2 cores) and `npm run test:volume` runs them; `.ci/run` calls it after `npm test`.
+ */
+module.exports = [
+	// 3,000 customers, all events, small call budgets, lost saves
+	'retargetBudgets.unit.test.ts',
+	// 3,000 customers with the customer cooldown (1 and 2 days)
+	'retargetCooldown.unit.test.ts',
+];
