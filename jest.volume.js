@@ -8,6 +8,8 @@ module.exports = [
 	'simulation.unit.test.ts',
 	// 10,000 drafts in one delay, a bulk import, a 3-hour backlog, 6,000 bookings without a draft
 	'volume.unit.test.ts',
+	// the retargeting day: 1,500 customers start within one delay, 750 of them book minutes later
+	'retarget.unit.test.ts',
 	// 3,000 customers, all events, small call budgets, lost saves
 	'retargetBudgets.unit.test.ts',
 	// 3,000 customers with the customer cooldown (1 and 2 days)
