@@ -17,5 +17,7 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/ui/', ...[...require('./jest.inBand.js'), ...require('./jest.volume.js')].map((file) => `/${file.replace(/\./g, '\\.')}$`)],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
 	testTimeout: 60000,
-	maxWorkers: 8,
+	// Most files wait on the sandbox's 1 request/s, so more of them at once finish sooner even on 2
+	// cores: 12 workers took 208 s of jest on 2 quiet cores where 8 took 244 s.
+	maxWorkers: 12,
 };
