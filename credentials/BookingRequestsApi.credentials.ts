@@ -1,7 +1,7 @@
 import type { IAuthenticateGeneric, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { EDITION_CREDENTIAL_PROPERTIES } from './editionFields';
-import { API_KEY_SHAPE_PATTERN, API_PATH_SUFFIX_PATTERN, SAFE_BASE_URL_PATTERN, SAVED_SECRET_PREFIX } from './fieldChecks';
+import { API_PATH_SUFFIX, KEY_NOT_JUDGED, NOT_A_KEY, SAFE_BASE_URL } from './fieldChecks';
 
 
 /**
@@ -17,9 +17,6 @@ const AUTHORIZATION_HEADER =
 
 /** The Base URL as the Test button calls it: trimmed, without trailing slashes. */
 const TEST_BASE_URL = "={{ String($credentials.baseUrl || '').trim().replace(/\\/+$/, '') }}";
-
-// What the fields check while the user types (fieldChecks.ts), exported for the tests.
-export { API_KEY_SHAPE_PATTERN, API_PATH_SUFFIX_PATTERN, SAFE_BASE_URL_PATTERN } from './fieldChecks';
 
 /** The Test button's answers (docs/credentials.md). */
 export const TEST_MESSAGES = {
@@ -71,7 +68,8 @@ export class BookingRequestsApi implements ICredentialType {
 			name: 'formatNotice',
 			type: 'notice',
 			default: '',
-			displayOptions: { hide: { apiKey: ['', { _cnd: { regex: API_KEY_SHAPE_PATTERN } }, { _cnd: { startsWith: SAVED_SECRET_PREFIX } }] } },
+			// Conditions without regular expressions (fieldChecks.ts): the 401 names the shape for the rest.
+			displayOptions: { show: { apiKey: NOT_A_KEY }, hide: { apiKey: KEY_NOT_JUDGED } },
 		},
 		{
 			displayName: 'Base URL',
@@ -89,14 +87,14 @@ export class BookingRequestsApi implements ICredentialType {
 			name: 'baseUrlSchemeNotice',
 			type: 'notice',
 			default: '',
-			displayOptions: { hide: { baseUrl: ['', { _cnd: { regex: SAFE_BASE_URL_PATTERN } }] } },
+			displayOptions: { hide: { baseUrl: ['', ...SAFE_BASE_URL] } },
 		},
 		{
 			displayName: 'Enter the Base URL without /api/v1: the nodes add it to every call.',
 			name: 'baseUrlPathNotice',
 			type: 'notice',
 			default: '',
-			displayOptions: { show: { baseUrl: [{ _cnd: { regex: API_PATH_SUFFIX_PATTERN } }] } },
+			displayOptions: { show: { baseUrl: API_PATH_SUFFIX } },
 		},
 		// The edition's own fields (none in the n8n Cloud edition; the queue edition's build puts
 		// queue/credentialFields.ts in the place of editionFields.ts: Share Rate Limit, Redis URL).

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 
-import { setEditionForTests } from '../nodes/shared/transport/limiter/registry';
+import { setEditionForTests } from './limiterSettings';
 import { EDITION as QUEUE_EDITION } from '../queue/edition';
 
 export const ROOT = path.resolve(__dirname, '..');

@@ -1,9 +1,13 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { DisplayCondition, INodeProperties } from 'n8n-workflow';
 
 import { SAVED_SECRET_PREFIX } from '../credentials/fieldChecks';
 
-/** redis:// or rediss:// with something after it. */
-export const REDIS_URL_PATTERN = '^\\s*rediss?://\\S+$';
+/**
+ * redis:// or rediss:// (TLS): conditions n8n evaluates without a regular expression, as every field
+ * check of the credential (credentials/fieldChecks.ts). The limiter refuses a URL without a host
+ * before connecting (parseRedisUrl).
+ */
+export const REDIS_URL: DisplayCondition[] = [{ _cnd: { startsWith: 'redis://' } }, { _cnd: { startsWith: 'rediss://' } }];
 
 /**
  * The queue edition's own credential fields (`n8n-nodes-booking-requests-queue`): its build puts this
@@ -39,7 +43,7 @@ export const EDITION_CREDENTIAL_PROPERTIES: INodeProperties[] = [
 		default: '',
 		displayOptions: {
 			show: { shareRateLimit: [true] },
-			hide: { redisUrl: ['', { _cnd: { regex: REDIS_URL_PATTERN } }, { _cnd: { startsWith: SAVED_SECRET_PREFIX } }] },
+			hide: { redisUrl: ['', ...REDIS_URL, { _cnd: { startsWith: SAVED_SECRET_PREFIX } }] },
 		},
 	},
 ];

@@ -2,10 +2,11 @@ import type { INodeProperties } from 'n8n-workflow';
 
 /**
  * Resource-locator parameters for ids the API accepts as filters: "From list" (a list search through
- * the rate-limited transport) or "By ID" (a UUID, checked in the editor and again before any request).
+ * the rate-limited transport) or "By ID" (a UUID, checked in code before any request: validation.ts).
+ * The By ID mode has no `validation` regex: n8n checks a workflow's parameters before every execution
+ * (WorkflowExecute's workflow issues), and a regex there runs in n8n's safe regex engine, whose 250 ms
+ * watchdog fails the whole run on a starved server.
  */
-
-const UUID_REGEX = '^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$';
 
 function uuidLocator(displayName: string, name: string, searchListMethod: string, description: string): INodeProperties {
 	return {
@@ -26,7 +27,6 @@ function uuidLocator(displayName: string, name: string, searchListMethod: string
 				name: 'id',
 				type: 'string',
 				placeholder: 'e.g. 3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f',
-				validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a valid UUID' } }],
 			},
 		],
 	};

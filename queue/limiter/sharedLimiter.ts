@@ -154,12 +154,8 @@ class SharedKeyLimiter implements KeyLimiter {
 				options.signal?.removeEventListener('abort', onAbort);
 				instance.waiting.delete(waiter);
 				try {
-					resolve(
-						await takeTurn(this.pacer, this.store(link), send, options, {
-							maxWaitMs: settings.maxWaitInTurnMs,
-							beforeSend: () => link.failure ?? (link.closed ? lost(this.target, 'the connection was closed') : undefined),
-						}),
-					);
+					const beforeSend = () => link.failure ?? (link.closed ? lost(this.target, 'the connection was closed') : undefined);
+					resolve(await takeTurn(this.pacer, this.store(link), send, { ...options, maxWaitMs: settings.maxWaitInTurnMs, beforeSend }));
 				} catch (error) {
 					reject(error);
 				}

@@ -75,17 +75,25 @@ describe('Booking Requests API credential: fields', () => {
 		expect(notice.displayName).toMatch(/Base URL .* without \/api\/v1/);
 	});
 
+	// The notices' conditions use no regular expression (n8n evaluates them on every run: see
+	// test/credentials/noSafeRegex.test.ts): what they cannot tell is explained by the 401 (below).
 	test.each([
 		['', false],
 		[KEY, false],
 		[`  ${KEY} `, false],
 		[SAVED_SECRET, false],
 		['__n8n_EMPTY_VALUE_7b1af746-3729-4c60-9b9b-e08eb29e58da', false],
-		[KEY.slice(0, -1), true],
-		[`${KEY}0`, true],
-		[`${KEY.slice(0, 4)}${'z'.repeat(32)}`, true],
 		[KEY.replace('_', '-'), true],
 		['correct horse battery staple', true],
+		['hunter2!', true],
+		[`Bearer ${KEY}`, true],
+		[`"${KEY}"`, true],
+		[`_${KEY.slice(4)}`, true],
+		['brk_', true],
+		// Left to the 401's explanation of the shape: the length and the hexadecimal digits.
+		[KEY.slice(0, -1), false],
+		[`${KEY}0`, false],
+		[`${KEY.slice(0, 4)}${'z'.repeat(32)}`, false],
 	])('API key %j: the shape notice shown = %s', (apiKey, expected) => {
 		expect(shown('formatNotice', { apiKey })).toBe(expected);
 	});
@@ -94,17 +102,30 @@ describe('Booking Requests API credential: fields', () => {
 		['', false, false],
 		['https://api.example.com', false, false],
 		['https://api.example.com/prefix/', false, false],
+		['http://localhost', false, false],
 		['http://localhost:4010', false, false],
+		['http://localhost/prefix', false, false],
 		['http://127.0.0.1:4010', false, false],
 		['http://[::1]:4010', false, false],
 		['http://api.example.com', true, false],
 		['http://localhost.evil.example', true, false],
+		['http://[::1].evil.example', true, false],
 		['api.example.com', true, false],
+		['ftp://api.example.com', true, false],
 		['https://api.example.com/api/v1', false, true],
 		['https://api.example.com/api/v1/', false, true],
+		['http://api.example.com/api/v1', true, true],
+		// Left to the nodes' own check before sending (transport/baseUrl.ts refuses it).
+		['http://127.0.0.1.evil.example', false, false],
 	])('Base URL %j: scheme notice = %s, /api/v1 notice = %s', (baseUrl, scheme, suffix) => {
 		expect(shown('baseUrlSchemeNotice', { baseUrl })).toBe(scheme);
 		expect(shown('baseUrlPathNotice', { baseUrl })).toBe(suffix);
+	});
+
+	test('no field condition of either edition is a regular expression', () => {
+		const conditions = JSON.stringify([...credential.properties, ...QUEUE_FIELDS].map((property) => property.displayOptions ?? {}));
+		expect(conditions).toContain('_cnd');
+		expect(conditions).not.toContain('"regex"');
 	});
 
 	test('the n8n Cloud edition (this package) asks nothing about Redis or worker processes', () => {
@@ -129,6 +150,7 @@ describe('Booking Requests API credential: fields', () => {
 		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'redis://:s3cret@redis:6379/0' })).toBe(false);
 		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'rediss://redis:6380' })).toBe(false);
 		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: SAVED_SECRET })).toBe(false);
+		expect(queueShown('redisUrlNotice', { shareRateLimit: true, redisUrl: 'redis.example.com:6379' })).toBe(true);
 		expect(queueShown('redisUrlNotice', { shareRateLimit: false, redisUrl: 'http://x' })).toBe(false);
 	});
 

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { GAP_MS, setPacingGapForTests } from '../../nodes/shared/transport/limiter/registry';
+import { GAP_MS, setPacingGapForTests } from '../../harness/limiterSettings';
 import { abandonCommand } from '../../harness/demo';
 import { createHarness, type PollState } from '../../harness/inProcessN8n';
 import { startSandbox, type Sandbox } from '../../sandbox';

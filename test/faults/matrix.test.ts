@@ -10,7 +10,7 @@ import type { ActionResult, Harness } from '../../harness/inProcessN8n';
 import { acceptedGaps } from '../../harness/sandboxGaps';
 import type { Sandbox } from '../../sandbox';
 import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../../sandbox';
-import { setRetryRulesForTests } from '../../nodes/shared/transport/limiter/registry';
+import { setRetryRulesForTests } from '../../harness/limiterSettings';
 import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';
 import { pacing429s } from '../support/pacing429';
 

@@ -14,9 +14,9 @@ import type { Failure, FailureContext } from './errors';
 import { deadlineReached, MIN_ATTEMPT_MS, remainingMs } from './deadline';
 import { asNodeError, credentialLabel, toNodeApiError } from './errors';
 import { keyIdOf, looksLikeApiKey } from './keyId';
-import type { ServerAnswer } from './limiter/keyLimiter';
+import type { KeyLimiter, ServerAnswer } from './limiter/keyLimiter';
 import { currentEdition, limiterFor, retryRules } from './limiter/registry';
-import { retryDecision, type FailedAttempt } from './limiter/retryRule';
+import { retryDecision, type FailedAttempt, type RetryRules } from './limiter/retryRule';
 import { toSharedLimitNodeError } from './limiter/shared/errors';
 import { headerValue, sleep } from '../utils';
 
@@ -80,10 +80,8 @@ export async function resolveTarget(ctx: ApiContext, itemIndex = 0): Promise<Api
 	return { baseUrl: base.url, keyId: keyIdOf(apiKey), keyLooksValid: looksLikeApiKey(apiKey), credentialName, redisUrl };
 }
 
-type Outcome =
-	| { kind: 'response'; status: number; headers: Record<string, unknown>; text: string }
-	| { kind: 'network'; code: string }
-	| { kind: 'timeout' };
+type Response = { kind: 'response'; status: number; headers: Record<string, unknown>; text: string };
+type Outcome = Response | { kind: 'network'; code: string } | { kind: 'timeout' };
 
 const NETWORK_CODES = new Set([
 	'ECONNRESET',
@@ -111,7 +109,10 @@ function definedOnly(qs: IDataObject | undefined): IDataObject | undefined {
 	return out;
 }
 
-async function sendOnce(ctx: ApiContext, target: ApiTarget, path: string, qs: IDataObject | undefined, deadline?: number): Promise<Outcome> {
+/** Sends the call's request once (the limiter has given it the key's turn). */
+async function sendOnce(call: Call): Promise<Outcome> {
+	const { ctx, target, path } = call;
+	const { qs, deadline } = call.options;
 	const left = remainingMs(deadline);
 	if (left < MIN_ATTEMPT_MS) throw deadlineReached('the request was sent');
 	const options: IHttpRequestOptions = {
@@ -125,7 +126,7 @@ async function sendOnce(ctx: ApiContext, target: ApiTarget, path: string, qs: ID
 		encoding: 'text',
 		json: false,
 		returnFullResponse: true,
-		// Statuses are handled below. This also keeps n8n from re-sending on 401 outside the limiter.
+		// Statuses are read by readAnswer. This also keeps n8n from re-sending on 401 outside the limiter.
 		ignoreHttpStatusErrors: true,
 		// The key must never follow a redirect to another address.
 		disableFollowRedirect: true,
@@ -205,6 +206,31 @@ function warnContention(ctx: ApiContext, target: ApiTarget): void {
 	);
 }
 
+/** One call of `apiRequest`: what its attempts share, and what they have met so far. */
+interface Call {
+	ctx: ApiContext;
+	path: string;
+	options: RequestOptions;
+	target: ApiTarget;
+	limiter: KeyLimiter;
+	/** The execution's cancel signal (the editor's Stop). */
+	signal?: AbortSignal;
+	rules: RetryRules;
+	startedAt: number;
+	attempts: number;
+	/** 5xx, network and time-out failures so far (429s are counted apart: see retryRule.ts). */
+	serverFailures: number;
+}
+
+/** A failed attempt the retry rule may try again, and the error that ends the call if it does not. */
+interface Retryable {
+	failed: FailedAttempt;
+	finalError: () => Error;
+}
+
+/** What one attempt's outcome means for the call: its answer, or another attempt. The call's errors are thrown. */
+type Verdict<T> = { kind: 'done'; response: ApiResponse<T> } | ({ kind: 'retry' } & Retryable);
+
 /**
  * The one request function: every API call of the package goes through here. It paces the call
  * through the key's limiter, retries what the retry rule (limiter/retryRule.ts) says to retry, parses
@@ -212,100 +238,104 @@ function warnContention(ctx: ApiContext, target: ApiTarget): void {
  */
 export async function apiRequest<T = unknown>(ctx: ApiContext, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
 	const target = await resolveTarget(ctx, options.itemIndex ?? 0);
-	const limiter = limiterFor(target.baseUrl, target.keyId, target.redisUrl);
-	const failureContext: FailureContext = { ...target, resourceLabel: options.resourceLabel, itemIndex: options.itemIndex };
-	const node = ctx.getNode();
-	const fail = (failure: Failure) => toNodeApiError(node, failure, failureContext);
-	const signal = cancelSignalOf(ctx);
-	const stopped = () => new NodeOperationError(node, 'The execution was stopped', { itemIndex: options.itemIndex });
-	const rules = retryRules();
-	const callStartedAt = Date.now();
-
-	let attempts = 0;
-	let serverFailures = 0;
-	/** Whether and how long to wait before the next attempt; throws the call's final error otherwise. */
-	const retryOrThrow = (failed: FailedAttempt, finalError: () => Error): number => {
-		if (failed.kind !== 'rateLimited') serverFailures++;
-		const decision = retryDecision(
-			failed,
-			{ now: Date.now(), callStartedAt, keyLastAcceptedAt: limiter.lastAcceptedAt(), serverFailures, cancelled: signal?.aborted },
-			rules,
-		);
-		if (decision.retry) return decision.waitMs;
-		throw decision.reason === 'cancelled' ? stopped() : finalError();
+	const call: Call = {
+		ctx,
+		path,
+		options,
+		target,
+		limiter: limiterFor(target.baseUrl, target.keyId, target.redisUrl),
+		signal: cancelSignalOf(ctx),
+		rules: retryRules(),
+		startedAt: Date.now(),
+		attempts: 0,
+		serverFailures: 0,
 	};
-
 	for (;;) {
-		// A shared (Redis) limit that cannot be used fails the call; it is never sent without the limit.
-		const startBy = options.deadline === undefined ? undefined : options.deadline - MIN_ATTEMPT_MS;
-		const outcome = await limiter
-			.run(async () => await sendOnce(ctx, target, path, options.qs, options.deadline), {
-				startBy,
-				signal,
-				answerOf,
-				onContention: () => warnContention(ctx, target),
-			})
-			.catch((error: unknown) => {
-				if (signal?.aborted) throw stopped();
-				throw toSharedLimitNodeError(node, error, { itemIndex: options.itemIndex, credentialName: target.credentialName });
-			});
-		attempts++;
-
-		if (outcome.kind !== 'response') {
-			// An unknown host name does not heal within a retry budget (EAI_AGAIN is the transient one).
-			const failed: FailedAttempt = outcome.kind === 'network' && outcome.code === 'ENOTFOUND' ? { kind: 'unknownHost' } : { kind: outcome.kind };
-			const waitMs = retryOrThrow(failed, () =>
-				fail(outcome.kind === 'timeout' ? { kind: 'timeout', attempts } : { kind: 'network', code: outcome.code, attempts }),
-			);
-			await sleepWithin(waitMs, options.deadline);
-			continue;
-		}
-
-		const { status, headers, text } = outcome;
-		const parsed = parseJson(text);
-		const body = parsed.ok ? (parsed.value as Record<string, unknown> | null) : undefined;
-		const errorBody = body && typeof body === 'object' && !Array.isArray(body) ? body : undefined;
-
-		if (status === 429) {
-			// The limiter has applied Retry-After and the pacing; contention slows the call, it does not end it.
-			retryOrThrow({ kind: 'rateLimited' }, () => fail({ kind: 'rateLimitStalled', stalledMs: rules.stallMs, attempts }));
-			continue;
-		}
-		if (RETRYABLE_STATUSES.has(status)) {
-			const hinted = headerValue(headers, 'retry-after');
-			const waitMs = retryOrThrow({ kind: 'serverError', hintMs: hinted !== undefined ? retryAfterMs(hinted) : undefined }, () =>
-				fail({
-					kind: 'status',
-					status,
-					code: typeof errorBody?.error === 'string' ? errorBody.error : undefined,
-					serverMessage: typeof errorBody?.message === 'string' ? errorBody.message : undefined,
-					attempts,
-				}),
-			);
-			await sleepWithin(waitMs, options.deadline);
-			continue;
-		}
-		if (status >= 300 && status < 400) {
-			throw fail({ kind: 'redirect', status, location: headerValue(headers, 'location') });
-		}
-		if (!parsed.ok) {
-			throw fail({ kind: 'notJson', status, looksLikeHtml: /^\s*</.test(text) });
-		}
-		if (status === 404 && options.nullIfNotFound) return { body: null as T };
-		if (status < 200 || status >= 300) {
-			throw fail({
-				kind: 'status',
-				status,
-				code: typeof errorBody?.error === 'string' ? errorBody.error : undefined,
-				serverMessage: typeof errorBody?.message === 'string' ? errorBody.message.slice(0, 500) : undefined,
-				attempts,
-			});
-		}
-		if (errorBody && typeof errorBody.error === 'string' && !('id' in errorBody) && !('items' in errorBody)) {
-			throw fail({ kind: 'malformed', detail: `a ${status} answer carried the error "${errorBody.error.slice(0, 100)}"` });
-		}
-		const dateHeader = headerValue(headers, 'date');
-		const serverDate = dateHeader ? Date.parse(dateHeader) : NaN;
-		return { body: parsed.value as T, serverDate: Number.isFinite(serverDate) ? serverDate : undefined };
+		const outcome = await attempt(call);
+		const verdict: Verdict<T> = outcome.kind === 'response' ? readAnswer<T>(call, outcome) : noAnswer(call, outcome);
+		if (verdict.kind === 'done') return verdict.response;
+		const waitMs = retryOrThrow(call, verdict);
+		// A 429 waits in the limiter (its Retry-After and the pacing): contention slows the call, it does not end it.
+		if (verdict.failed.kind !== 'rateLimited') await sleepWithin(waitMs, options.deadline);
 	}
+}
+
+/** One attempt, in the key's turn. A shared (Redis) limit that cannot be used fails the call: it is never sent without the limit. */
+async function attempt(call: Call): Promise<Outcome> {
+	const { ctx, options, signal, target } = call;
+	const startBy = options.deadline === undefined ? undefined : options.deadline - MIN_ATTEMPT_MS;
+	const outcome = await call.limiter
+		.run(async () => await sendOnce(call), { startBy, signal, answerOf, onContention: () => warnContention(ctx, target) })
+		.catch((error: unknown) => {
+			if (signal?.aborted) throw stopped(call);
+			throw toSharedLimitNodeError(ctx.getNode(), error, { itemIndex: options.itemIndex, credentialName: target.credentialName });
+		});
+	call.attempts++;
+	return outcome;
+}
+
+/** Whether and how long to wait before the next attempt; throws the call's final error otherwise. */
+function retryOrThrow(call: Call, { failed, finalError }: Retryable): number {
+	if (failed.kind !== 'rateLimited') call.serverFailures++;
+	const decision = retryDecision(
+		failed,
+		{ now: Date.now(), callStartedAt: call.startedAt, keyLastAcceptedAt: call.limiter.lastAcceptedAt(), serverFailures: call.serverFailures, cancelled: call.signal?.aborted },
+		call.rules,
+	);
+	if (decision.retry) return decision.waitMs;
+	throw decision.reason === 'cancelled' ? stopped(call) : finalError();
+}
+
+/** No answer: a network error or a time-out, tried again by the retry rule. */
+function noAnswer(call: Call, outcome: Exclude<Outcome, Response>): Verdict<never> {
+	// An unknown host name does not heal within a retry budget (EAI_AGAIN is the transient one).
+	const failed: FailedAttempt = outcome.kind === 'network' && outcome.code === 'ENOTFOUND' ? { kind: 'unknownHost' } : { kind: outcome.kind };
+	const failure = (): Failure => (outcome.kind === 'timeout' ? { kind: 'timeout', attempts: call.attempts } : { kind: 'network', code: outcome.code, attempts: call.attempts });
+	return { kind: 'retry', failed, finalError: () => fail(call, failure()) };
+}
+
+/** An HTTP answer: the body, a 429 or 5xx to try again, or (thrown) what the user reads. */
+function readAnswer<T>(call: Call, { status, headers, text }: Response): Verdict<T> {
+	const parsed = parseJson(text);
+	const body = parsed.ok ? (parsed.value as Record<string, unknown> | null) : undefined;
+	const errorBody = body && typeof body === 'object' && !Array.isArray(body) ? body : undefined;
+
+	if (status === 429) {
+		return { kind: 'retry', failed: { kind: 'rateLimited' }, finalError: () => fail(call, { kind: 'rateLimitStalled', stalledMs: call.rules.stallMs, attempts: call.attempts }) };
+	}
+	if (RETRYABLE_STATUSES.has(status)) {
+		const hinted = headerValue(headers, 'retry-after');
+		const failed: FailedAttempt = { kind: 'serverError', hintMs: hinted !== undefined ? retryAfterMs(hinted) : undefined };
+		return { kind: 'retry', failed, finalError: () => fail(call, statusFailure(call, status, errorBody)) };
+	}
+	if (status >= 300 && status < 400) throw fail(call, { kind: 'redirect', status, location: headerValue(headers, 'location') });
+	if (!parsed.ok) throw fail(call, { kind: 'notJson', status, looksLikeHtml: /^\s*</.test(text) });
+	if (status === 404 && call.options.nullIfNotFound) return { kind: 'done', response: { body: null as T } };
+	if (status < 200 || status >= 300) throw fail(call, statusFailure(call, status, errorBody, 500));
+	if (errorBody && typeof errorBody.error === 'string' && !('id' in errorBody) && !('items' in errorBody)) {
+		throw fail(call, { kind: 'malformed', detail: `a ${status} answer carried the error "${errorBody.error.slice(0, 100)}"` });
+	}
+	const dateHeader = headerValue(headers, 'date');
+	const serverDate = dateHeader ? Date.parse(dateHeader) : NaN;
+	return { kind: 'done', response: { body: parsed.value as T, serverDate: Number.isFinite(serverDate) ? serverDate : undefined } };
+}
+
+/** A status the call ends with: the contract's `error` code and `message` (cut to `messageMax` characters). */
+function statusFailure(call: Call, status: number, errorBody: Record<string, unknown> | undefined, messageMax = Infinity): Failure {
+	return {
+		kind: 'status',
+		status,
+		code: typeof errorBody?.error === 'string' ? errorBody.error : undefined,
+		serverMessage: typeof errorBody?.message === 'string' ? errorBody.message.slice(0, messageMax) : undefined,
+		attempts: call.attempts,
+	};
+}
+
+function fail(call: Call, failure: Failure): Error {
+	const context: FailureContext = { ...call.target, resourceLabel: call.options.resourceLabel, itemIndex: call.options.itemIndex };
+	return toNodeApiError(call.ctx.getNode(), failure, context);
+}
+
+function stopped(call: Call): Error {
+	return new NodeOperationError(call.ctx.getNode(), 'The execution was stopped', { itemIndex: call.options.itemIndex });
 }

@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { runningPolls } from '../../../nodes/BookingRequestsTrigger/poll/runningPolls';
-import { setRetryRulesForTests } from '../../../nodes/shared/transport/limiter/registry';
+import { setRetryRulesForTests } from '../../../harness/limiterSettings';
 import { createHarness, TRIGGER_TYPE } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
 import { hashKey, startSandbox } from '../../../sandbox';

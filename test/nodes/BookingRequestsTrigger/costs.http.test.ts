@@ -6,7 +6,7 @@
  * limit). Each event once, oldest first; calls per page the rules need ≤ 1.2 (the sandbox's log
  * counts the calls); no poll of the drain finds nothing; the poll after it reads page 1 of each list.
  */
-import { GAP_MS, setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
+import { GAP_MS, setPacingGapForTests } from '../../../harness/limiterSettings';
 import { countsOf, drainOverHttp, eventTime } from '../../../harness/backlogDrain';
 import type { BacklogShape } from '../../../harness/backlogShapes';
 import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, SHAPES, totalEvents } from '../../../harness/backlogShapes';

@@ -6,7 +6,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { CallBudget } from '../../../nodes/BookingRequestsTrigger/poll/budget';
 import { apiSource } from '../../../nodes/BookingRequestsTrigger/poll/source';
-import { setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
+import { setPacingGapForTests } from '../../../harness/limiterSettings';
 import type { BookingRequest } from '../../../nodes/shared/types';
 import { stubListServer } from '../../support/stubList';
 import { MIN, T0, iso, makeRequest, makeSettings, pollState } from '../../support/triggerWorld';

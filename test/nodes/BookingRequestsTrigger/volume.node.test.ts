@@ -8,7 +8,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { GAP_MS, setPacingGapForTests } from '../../../nodes/shared/transport/limiter/registry';
+import { GAP_MS, setPacingGapForTests } from '../../../harness/limiterSettings';
 import { eventTime } from '../../../harness/backlogDrain';
 import { createHarness } from '../../../harness/inProcessN8n';
 import type { Harness, PollState } from '../../../harness/inProcessN8n';

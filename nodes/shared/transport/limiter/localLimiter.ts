@@ -32,7 +32,7 @@ export function createLocalLimiter(id: string, policy: PacingPolicy): KeyLimiter
 		id,
 		async run<T>(send: () => Promise<T>, options: RunOptions<T> = {}): Promise<T> {
 			return await queued(bottleneck, options, async () => {
-				const outcome = await takeTurn(pacer, store, send, options, { maxWaitMs: Infinity });
+				const outcome = await takeTurn(pacer, store, send, options);
 				if (outcome.kind !== 'sent') throw new Error('unreachable: a local turn has no wait limit');
 				return outcome.value;
 			});

@@ -55,9 +55,10 @@ export type TurnOutcome<T> =
 	/** The wait is longer than the turn may be held: give the turn back and queue again at `notBefore`. */
 	| { kind: 'later'; notBefore: number };
 
-export interface TurnLimits {
-	/** The longest wait inside the turn before sending (Infinity: no limit). */
-	maxWaitMs: number;
+/** How a turn is taken: the caller's run options, and the limits the limiter puts on holding the turn. */
+export interface TurnOptions<T> extends RunOptions<T> {
+	/** The longest wait inside the turn before sending (default: no limit). */
+	maxWaitMs?: number;
 	/** Checked right before sending: an error here means the turn can no longer be trusted. */
 	beforeSend?: () => Error | undefined;
 }
@@ -103,19 +104,13 @@ export function abortError(): Error {
 	return error;
 }
 
-export async function takeTurn<T>(
-	pacer: KeyPacer,
-	store: TurnStore,
-	send: () => Promise<T>,
-	options: RunOptions<T>,
-	limits: TurnLimits,
-): Promise<TurnOutcome<T>> {
+export async function takeTurn<T>(pacer: KeyPacer, store: TurnStore, send: () => Promise<T>, options: TurnOptions<T>): Promise<TurnOutcome<T>> {
 	const key = await store.read();
 	const sendAt = pacer.sendAt(key);
 	if (sendAt > (options.startBy ?? Infinity)) throw deadlineReached('the key had a free turn');
-	if (sendAt - Date.now() > limits.maxWaitMs) return { kind: 'later', notBefore: sendAt };
+	if (sendAt - Date.now() > (options.maxWaitMs ?? Infinity)) return { kind: 'later', notBefore: sendAt };
 	await waitUntil(sendAt, options.signal);
-	const problem = limits.beforeSend?.();
+	const problem = options.beforeSend?.();
 	if (problem) throw problem;
 
 	const sentAt = Date.now();

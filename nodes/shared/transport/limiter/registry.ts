@@ -1,4 +1,3 @@
-import { MIN_GAP_MS, SAFETY_MARGIN_MS } from '../../constants';
 import { EDITION, type Edition } from './edition';
 import type { KeyLimiter } from './keyLimiter';
 import { createLocalLimiter } from './localLimiter';
@@ -15,58 +14,35 @@ import { RETRY_RULES, type RetryRules } from './retryRule';
  * with it one budget per key (tested on the built files loaded by n8n's own loader).
  */
 
-interface Registry {
+export interface LimiterRegistry {
 	limiters: Map<string, KeyLimiter>;
-	/** The server gap per-process limiters created from now on pace for (tests against a faster sandbox). */
+	/** The server gap per-process limiters created from now on pace for (default: the contract's, pacing.ts). */
 	minGapMs?: number;
-	/** Retry rules changed by tests. */
+	/** Changes to the retry rules (retryRule.ts). */
 	retryRules?: Partial<RetryRules>;
-	/** The edition whose limiters are made: the built one, or the one a test chose. */
+	/** The edition whose limiters are made (edition.ts). */
 	edition: Edition;
 }
 
-const REGISTRY: Registry = { limiters: new Map(), edition: EDITION };
+const REGISTRY: LimiterRegistry = { limiters: new Map(), edition: EDITION };
 
-function registry(): Registry {
+/**
+ * The registry itself, an internal seam rather than an API: the package only reads its settings;
+ * runs of the source (tests, bench: harness/limiterSettings.ts) set a sandbox's shorter rate gap,
+ * shorter retry rules or the queue edition's limiters through it.
+ */
+export function limiterRegistry(): LimiterRegistry {
 	return REGISTRY;
 }
 
-/** The contract's gap plus the pacing margin: what `setPacingGapForTests` restores (with MIN_GAP_MS too). */
-export const GAP_MS = MIN_GAP_MS + SAFETY_MARGIN_MS;
-
-/**
- * For tests only: volume tests run the sandbox with a shorter rate gap (its `minGapMs`; correctness
- * does not need the real 1 s) and pace this process for a server with that gap (the margin is added
- * as usual). Applies to per-process limiters created afterwards (the existing ones are dropped).
- * `setPacingGapForTests(GAP_MS)` or `(MIN_GAP_MS)` restores the contract's pacing.
- */
-export function setPacingGapForTests(gapMs: number): void {
-	registry().minGapMs = gapMs === MIN_GAP_MS || gapMs === GAP_MS ? undefined : gapMs;
-	registry().limiters.clear();
-}
-
-/** For tests only: shorter retry rules (e.g. the 2-minute stall of an always-429 server). `undefined` restores them. */
-export function setRetryRulesForTests(rules?: Partial<RetryRules>): void {
-	registry().retryRules = rules;
-}
-
-/**
- * For tests only: run with another edition's limiters (the tests of the Redis-shared limiter run the
- * source with `queue/edition.ts`; the built queue edition has it in place of edition.ts). `undefined`
- * restores the built edition.
- */
-export function setEditionForTests(edition?: Edition): void {
-	registry().edition = edition ?? EDITION;
-}
-
-/** The package this build is (edition.ts), or the one a test chose. */
+/** The package this build is (edition.ts), or the one a run of the source chose. */
 export function currentEdition(): Edition {
-	return registry().edition;
+	return limiterRegistry().edition;
 }
 
-/** The retry rules in force (retryRule.ts, unless a test changed them). */
+/** The retry rules in force (retryRule.ts, unless a run of the source changed them). */
 export function retryRules(): RetryRules {
-	return { ...RETRY_RULES, ...registry().retryRules };
+	return { ...RETRY_RULES, ...limiterRegistry().retryRules };
 }
 
 /**
@@ -76,10 +52,10 @@ export function retryRules(): RetryRules {
  * edition has no Redis client and paces the key per process (docs/guides/queue-mode.md).
  */
 export function limiterFor(baseUrl: string, keyId: string, redisUrl?: string): KeyLimiter {
-	const { sharedLimiterFor } = registry().edition;
+	const reg = limiterRegistry();
+	const { sharedLimiterFor } = reg.edition;
 	if (redisUrl && sharedLimiterFor) return sharedLimiterFor(redisUrl, baseUrl, keyId);
 	const id = `${baseUrl}#${keyId}`;
-	const reg = registry();
 	let limiter = reg.limiters.get(id);
 	if (!limiter) {
 		limiter = createLocalLimiter(id, reg.minGapMs === undefined ? PACING : policyForGap(reg.minGapMs));
@@ -90,5 +66,5 @@ export function limiterFor(baseUrl: string, keyId: string, redisUrl?: string): K
 
 /** Ids of the per-process limiters alive in this process (hashes only), for tests and diagnostics. */
 export function limiterIds(): string[] {
-	return [...registry().limiters.keys()];
+	return [...limiterRegistry().limiters.keys()];
 }

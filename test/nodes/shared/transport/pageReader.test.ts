@@ -4,7 +4,7 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import { setPacingGapForTests } from '../../../../nodes/shared/transport/limiter/registry';
+import { setPacingGapForTests } from '../../../../harness/limiterSettings';
 import { isLastPage, PageSequence, readPage } from '../../../../nodes/shared/transport/pageReader';
 import { paginate } from '../../../../nodes/shared/transport/paginate';
 import { stubListServer } from '../../../support/stubList';

@@ -3,7 +3,7 @@ import { everythingIn } from '../../../support/secrets';
 import type { Sandbox } from '../../../../sandbox';
 import { startSandbox } from '../../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';
-import { setRetryRulesForTests } from '../../../../nodes/shared/transport/limiter/registry';
+import { setRetryRulesForTests } from '../../../../harness/limiterSettings';
 import { apiRequest, retryAfterMs, backoffMs } from '../../../../nodes/shared/transport/request';
 
 let sandbox: Sandbox;

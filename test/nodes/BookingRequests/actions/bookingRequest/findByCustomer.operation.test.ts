@@ -9,7 +9,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { execute } from '../../../../../nodes/BookingRequests/actions/bookingRequest/findByCustomer.operation';
-import { setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';
+import { setPacingGapForTests } from '../../../../../harness/limiterSettings';
 import type { BookingRequest, Sandbox } from '../../../../../sandbox';
 import type { Harness } from '../../../../../harness/inProcessN8n';
 import { withSandbox } from '../../../../support/sandboxSuite';

@@ -15,7 +15,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { createHarness, type Harness } from '../../../../../harness/inProcessN8n';
 import { simplifyRequest } from '../../../../../nodes/shared/output/request';
-import { GAP_MS, setPacingGapForTests } from '../../../../../nodes/shared/transport/limiter/registry';
+import { GAP_MS, setPacingGapForTests } from '../../../../../harness/limiterSettings';
 import type { BookingRequest as ApiRequest } from '../../../../../nodes/shared/types';
 import { hashKey, startSandbox, sortSessions, type Sandbox, type Session } from '../../../../../sandbox';
 
