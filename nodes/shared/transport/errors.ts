@@ -39,7 +39,7 @@ interface Explained {
 }
 
 const KEY_SHAPE_HINT =
-	"API keys have a 4-character prefix ending in '_' followed by 32 hexadecimal characters (37 characters in all); the key in this credential does not have that shape — check for a missing or extra character when it was pasted.";
+	"API keys have a 4-character prefix ending in '_' followed by 32 hexadecimal characters (36 characters in all); the key in this credential does not have that shape — check for a missing or extra character when it was pasted.";
 
 /** How the texts name the credential: by the name the user gave it. */
 export function credentialLabel(name: string | undefined): string {
