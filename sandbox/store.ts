@@ -426,6 +426,9 @@ export class Store {
 			if (!(k in target)) throw new Error(`addRequest: ${k} is not a field of a request`);
 			if (v !== undefined) target[k] = v;
 		}
+		// a fresh submission is complete; a request given another status has no completion (as seeded)
+		// unless the caller gives one
+		if (request.status !== 'complete' && fields.completed_at === undefined) request.completed_at = null;
 		ws.requests.push(request);
 		return request;
 	}
