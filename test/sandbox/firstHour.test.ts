@@ -1,8 +1,8 @@
 // What a new user meets in the sandbox in their first hour with the demo (issue 40, "the first
 // hour"): the control routes make what docs/sandbox.md says, and nothing more.
 
-import { startSandbox, type BookingRequest, type Sandbox } from '../../sandbox/index';
-import { control } from './helpers';
+import { startSandbox, type BookingRequest, type Sandbox, type Session } from '../../sandbox/index';
+import { control, pageAll } from './helpers';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -32,5 +32,35 @@ describe('POST /__sandbox/requests', () => {
 		const completedAt = '2026-03-01T10:00:00.000Z';
 		const res = await control(sb, 'POST', '/__sandbox/requests', { ...ada, status: 'pending', completed_at: completedAt });
 		expect(res.data).toMatchObject({ status: 'pending', completed_at: completedAt });
+	});
+});
+
+describe('the demo data (recent): the sessions of the last 7 days, as a weekly funnel report reads them', () => {
+	it('three in four have a utm_source, from several sources: the report has rows per source, not only "(none)"', async () => {
+		const { items } = await pageAll<Session>(sb, '/api/v1/abandoned-sessions', 100);
+		const week = items.filter((s) => s.updated_at !== null && Date.parse(s.updated_at) >= sb.clock.now() - 7 * 86_400_000);
+		expect(week.length).toBeGreaterThanOrEqual(12);
+		const sources = week.map((s) => (s.attribution as Record<string, string> | null)?.utm_source ?? null);
+		const withSource = sources.filter((source) => source !== null);
+		expect(withSource.length / week.length).toBeGreaterThanOrEqual(0.7);
+		expect(withSource.length).toBeLessThan(week.length); // a "(none)" row too, as in life
+		expect(new Set(withSource).size).toBeGreaterThanOrEqual(3);
+		// completed and abandoned sessions both carry sources: conversion by source means something
+		expect(week.some((s, i) => s.request_id !== null && sources[i] !== null)).toBe(true);
+		expect(week.some((s, i) => s.request_id === null && sources[i] !== null)).toBe(true);
+	});
+
+	it('older sessions are as seeded (the sources come from no random draw)', async () => {
+		const fixed = await startSandbox({ rateLimit: false });
+		try {
+			const shifted = sb.workspace().sessions.filter((s) => s.updated_at !== null && Date.parse(s.updated_at) < sb.clock.now() - 8 * 86_400_000);
+			const ids = new Set(shifted.map((s) => s.id));
+			const original = fixed.workspace().sessions.filter((s) => ids.has(s.id));
+			expect(shifted.length).toBeGreaterThan(250);
+			expect(original.length).toBe(shifted.length);
+			expect(shifted.map((s) => s.attribution)).toEqual(original.map((s) => s.attribution));
+		} finally {
+			await fixed.close();
+		}
 	});
 });
