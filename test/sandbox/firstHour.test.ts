@@ -64,3 +64,24 @@ describe('the demo data (recent): the sessions of the last 7 days, as a weekly f
 		}
 	});
 });
+
+describe('POST /__sandbox/abandon and the sandbox clock', () => {
+	it('the answer says the clock moved on and how far ahead of real time it is; other routes leave the clock alone', async () => {
+		const offset = async () => ((await control(sb, 'GET', '/__sandbox/clock')).data as { offsetMs: number }).offsetMs;
+		const before = await offset();
+		const first = await control(sb, 'POST', '/__sandbox/abandon', { contact: { firstname: 'Sam', lastname: 'Lee', email: 'sam@example.com' } });
+		expect(first.data).toMatchObject({ offsetMs: before + 61 * 60_000 });
+		expect(first.data.clock).toBe(
+			`the sandbox's clock moved on 61 minutes (so that a published trigger sees the draft idle) and is now ${Math.round(before / 60_000) + 61} minutes ahead of real time; every new timestamp of the sandbox follows it`,
+		);
+		const second = await control(sb, 'POST', '/__sandbox/abandon', { idleMinutes: 0 });
+		expect(second.data.offsetMs).toBe(before + 61 * 60_000);
+		expect(second.data.clock).toMatch(/moved on 0 minutes .* now \d+ minutes ahead of real time/);
+		await control(sb, 'POST', '/__sandbox/requests', { first_name: 'Ada' });
+		await control(sb, 'POST', '/__sandbox/sessions/newest/complete');
+		await control(sb, 'POST', '/__sandbox/bookings', { first_name: 'Max' });
+		await control(sb, 'POST', '/__sandbox/sessions', { first_name: 'Kim' });
+		await control(sb, 'POST', '/__sandbox/requests/newest/update', { status: 'complete' });
+		expect(await offset()).toBe(before + 61 * 60_000);
+	});
+});
