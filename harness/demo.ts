@@ -21,6 +21,7 @@ const TRIGGER_TYPE = 'n8n-nodes-booking-requests.bookingRequestsTrigger';
 const STICKY_NOTE = 'n8n-nodes-base.stickyNote';
 const WAIT = 'n8n-nodes-base.wait';
 const DATA_TABLE = 'n8n-nodes-base.dataTable';
+const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 const EVERY_MINUTE = { item: [{ mode: 'everyMinute' }] };
 
 /** What a sticky note says about how often the trigger checks ("checks every 5 minutes"). */
@@ -92,7 +93,7 @@ const LEDGER_FILE = 'booking-demo.json';
 export function readLedger(userFolder: string): DemoLedger | undefined {
 	try {
 		const ledger = JSON.parse(fs.readFileSync(path.join(userFolder, LEDGER_FILE), 'utf8')) as DemoLedger;
-		return ledger && typeof ledger.workflows === 'object' ? ledger : undefined;
+		return ledger && typeof ledger.workflows === 'object' && ledger.workflows !== null ? ledger : undefined;
 	} catch {
 		return undefined;
 	}
@@ -179,7 +180,7 @@ export interface BannerInput {
 
 /** The curl that makes a customer abandon a booking now (docs/sandbox.md has it too). */
 export function abandonCommand(sandboxUrl: string): string {
-	return `curl -s -X POST ${sandboxUrl}/__sandbox/abandon -H 'content-type: application/json' -d '{"contact": {"firstname": "Sam", "email": "sam@example.com"}}'`;
+	return `curl -s -X POST ${sandboxUrl}/__sandbox/abandon -H 'content-type: application/json' -d '{"contact": {"firstname": "Sam", "lastname": "Lee", "email": "sam@example.com"}}'`;
 }
 
 /** The banner of the interactive demo: where everything is and what to click first. */
@@ -190,7 +191,10 @@ export function demoBanner(input: BannerInput): string {
 	const isTrigger = (workflow: WorkflowImport) => has(workflow, TRIGGER_TYPE);
 	const retarget = workflows.find((w) => isTrigger(w) && !has(w, WAIT));
 	const sequence = workflows.find((w) => has(w, WAIT));
-	const dataTable = workflows.find((w) => has(w, DATA_TABLE));
+	// the CRM sync's published trigger writes to the table its Backfill creates; the report makes its own
+	const crmSync = workflows.find((w) => has(w, DATA_TABLE) && isTrigger(w));
+	const report = workflows.find((w) => has(w, DATA_TABLE) && !isTrigger(w));
+	const backfill = crmSync?.nodes.find((node) => node.type === MANUAL_TRIGGER)?.name;
 	return [
 		'',
 		`  n8n editor:      ${editorUrl}  (open it in your browser)`,
@@ -217,7 +221,13 @@ export function demoBanner(input: BannerInput): string {
 		'     In this demo the triggers check every minute: within a minute the workflow\'s "Executions" tab',
 		"     (top of the canvas) shows a run with Sam's reminder.",
 		...(sequence ? [`  The reminder sequence ("${sequence.name}") waits ${DEMO_WAIT_SECONDS} s here instead of 23 and 48 hours.`] : []),
-		...(dataTable ? [`  "${dataTable.name}" writes to a Data Table: Overview → Data tables, after its backfill ran.`] : []),
+		...(crmSync
+			? [
+					`  "${crmSync.name}": run its backfill BEFORE you publish it (Execute workflow ▾ → from "${backfill ?? 'Backfill (run once)'}"):`,
+					'     it creates the Data Table the trigger writes to and copies the requests so far.',
+				]
+			: []),
+		...(report ? [`  "${report.name}": click "Execute workflow"; its rows are then in Overview → Data tables.`] : []),
 		'',
 		`  One command per recipe (customers abandon and book, requests created and changed, ids listed): ${SANDBOX_PAGE}`,
 		'',
@@ -226,8 +236,8 @@ export function demoBanner(input: BannerInput): string {
 	].join('\n');
 }
 
-/** Where n8n 2.40.7 lists workflows and tables. */
-export const OVERVIEW = 'Overview (left sidebar)';
+/** Where n8n 2.40.7 lists workflows and tables: at 1440x900 its sidebar shows icons without names. */
+export const OVERVIEW = 'Overview (the house icon in the left sidebar)';
 
 function keptLines(input: BannerInput): string[] {
 	if (!input.keptFolder) return [];

@@ -78,16 +78,32 @@ const BANNER: BannerInput = {
 test('the banner: the editor, a link to each workflow and where they are in n8n, what to click, the log, the sandbox page', () => {
 	const banner = demoBanner(BANNER);
 	expect(banner).toContain('n8n editor:      http://localhost:5678');
+	// n8n 2.40.7 at 1440x900: the sidebar shows icons without names
+	expect(OVERVIEW).toBe('Overview (the house icon in the left sidebar)');
 	expect(banner).toContain(`${OVERVIEW} → Workflows`);
 	for (const workflow of EXAMPLES) expect(banner).toContain(`${workflow.name}: http://localhost:5678/workflow/${workflow.id}`);
 	expect(banner).toMatch(/click "Fetch Test Event"/);
 	expect(banner).toMatch(/click "Publish" \(top right; n8n asks for a version name/);
 	expect(banner).toContain(abandonCommand('http://127.0.0.1:4010'));
-	expect(banner).toContain('Overview → Data tables');
 	expect(banner).toContain("n8n's log:       /cache/demo/n8n.log");
 	expect(banner).toContain(SANDBOX_PAGE);
 	expect(fs.existsSync(path.join(ROOT, SANDBOX_PAGE))).toBe(true);
 	expect(banner).not.toMatch(/n8n's data|ports:/); // a temporary n8n, the ports asked for
+});
+
+test('the banner on the Data Tables: the CRM sync is backfilled before it is published; the funnel report has no backfill, it runs', () => {
+	const banner = demoBanner(BANNER);
+	expect(banner).toContain('"Sync booking requests to a CRM (new and updated)": run its backfill BEFORE you publish it (Execute workflow ▾ → from "Backfill (run once)")');
+	expect(banner).toContain('"Weekly funnel report: sessions to bookings by form and source": click "Execute workflow"; its rows are then in Overview → Data tables.');
+	expect(banner.match(/backfill/gi)).toHaveLength(2); // both in the CRM sync's lines
+});
+
+test("the banner's abandon command sends the contact docs/sandbox.md promises (Sam Lee)", () => {
+	const command = abandonCommand('http://127.0.0.1:4010');
+	const body = JSON.parse(/-d '([^']*)'/.exec(command)?.[1] ?? '{}') as { contact: Record<string, string> };
+	expect(body.contact).toEqual({ firstname: 'Sam', lastname: 'Lee', email: 'sam@example.com' });
+	const page = fs.readFileSync(path.join(ROOT, SANDBOX_PAGE), 'utf8');
+	expect(page).toContain(`-d '${JSON.stringify(body).replace(/":/g, '": ').replace(/,"/g, ', "')}'`);
 });
 
 test('the banner of a kept n8n: where it is, what it kept, examples changed since, ports that were taken', () => {
