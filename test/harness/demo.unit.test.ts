@@ -178,3 +178,19 @@ describe('a kept n8n: what a run imports into it', () => {
 		}
 	});
 });
+
+test("the CRM sync says what to do when its table is missing (published before its Backfill): on the canvas, in troubleshooting and the sandbox page", () => {
+	const sync = EXAMPLES.find((workflow) => workflow.nodes.some((node) => node.name === 'Backfill (run once)')) as WorkflowImport;
+	const error = 'Data table with name "booking_requests" not found';
+	const notes = sync.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote').map((node) => String(node.parameters.content));
+	const note = notes.find((content) => content.includes(error));
+	expect(note).toContain('from **Backfill (run once)**');
+	expect(note).toMatch(/copies the requests of the failed runs/);
+	const upsert = sync.nodes.find((node) => node.type === 'n8n-nodes-base.dataTable' && node.parameters.operation === 'upsert');
+	expect(upsert).toMatchObject({ notes: 'Table missing? Run the Backfill first', notesInFlow: true });
+	for (const page of ['docs/troubleshooting.md', SANDBOX_PAGE]) {
+		const text = fs.readFileSync(path.join(ROOT, page), 'utf8');
+		expect(text).toContain(`\`${error}\``);
+		expect(text).toContain('from Backfill (run once)');
+	}
+});
