@@ -134,6 +134,18 @@ async function main(): Promise<void> {
 		})());
 
 	try {
+		// the interactive demo keeps its n8n between runs; --headless runs the examples in a throw-away one
+		const kept = !args.headless || args.userFolder !== undefined;
+		const userFolder = args.userFolder ?? (args.headless ? makeUserFolder(undefined, 'booking-demo-n8n-') : demoUserFolder());
+		if (!kept) cleanups.push(() => fs.rmSync(userFolder, { recursive: true, force: true }));
+		if (kept && args.fresh && fs.existsSync(userFolder)) {
+			lockUserFolder(userFolder)(); // not while another demo uses it
+			fs.rmSync(userFolder, { recursive: true, force: true });
+			say(`--fresh: removed the kept n8n ${userFolder}`);
+		}
+		cleanups.push(lockUserFolder(userFolder)); // first: a second demo on this folder stops at once
+		const ledger = kept ? readLedger(userFolder) : undefined;
+
 		const install = await ensureN8n(undefined, (m) => say(m));
 		say(`n8n ${install.version} on node ${install.node.version} (${install.node.source}) ready`);
 		const timings: Record<string, string> = { runtime: since() };
@@ -144,18 +156,6 @@ async function main(): Promise<void> {
 		const packed = await packPackage(REPO, packDir, { build: args.build ? 'bundle' : false, log: say });
 		say(`packed ${path.basename(packed.tarball)}`);
 		timings.pack = since();
-
-		// the interactive demo keeps its n8n between runs; --headless runs the examples in a throw-away one
-		const kept = !args.headless || args.userFolder !== undefined;
-		const userFolder = args.userFolder ?? (args.headless ? makeUserFolder(undefined, 'booking-demo-n8n-') : demoUserFolder());
-		if (!kept) cleanups.push(() => fs.rmSync(userFolder, { recursive: true, force: true }));
-		if (kept && args.fresh && fs.existsSync(userFolder)) {
-			lockUserFolder(userFolder)(); // not while another demo uses it
-			fs.rmSync(userFolder, { recursive: true, force: true });
-			say(`--fresh: removed the kept n8n ${userFolder}`);
-		}
-		cleanups.push(lockUserFolder(userFolder));
-		const ledger = kept ? readLedger(userFolder) : undefined;
 
 		// the sandbox runs in this process: n8n is always spawned asynchronously, so it can answer
 		// recent: the newest activity minutes old, customers who left a booking unfinished in the last hours
@@ -299,7 +299,9 @@ async function main(): Promise<void> {
 		if (kept) say(`n8n's data is kept: ${userFolder} (the next npm run demo continues with it; --fresh starts clean)`);
 		process.exit(0);
 	} catch (err) {
-		process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+		// a demo already running is the user's situation, not a bug: its message is enough
+		const inUse = err instanceof Error && err.message.startsWith('another demo');
+		process.stderr.write(`${err instanceof Error ? (inUse ? err.message : err.stack ?? err.message) : String(err)}\n`);
 		await cleanup();
 		process.exit(1);
 	}
