@@ -1,7 +1,9 @@
 /**
  * The interactive demo's parts that a test can check (scripts/demo.ts runs them): the example
- * workflows as the demo imports them, where it keeps n8n's log, and the banner it prints.
+ * workflows as the demo imports them, the n8n it keeps between runs and what it imports into it, where
+ * it keeps n8n's log, and the banner it prints.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -17,6 +19,9 @@ export const SANDBOX_PAGE = 'docs/sandbox.md';
 
 const TRIGGER_TYPE = 'n8n-nodes-booking-requests.bookingRequestsTrigger';
 const STICKY_NOTE = 'n8n-nodes-base.stickyNote';
+const WAIT = 'n8n-nodes-base.wait';
+const DATA_TABLE = 'n8n-nodes-base.dataTable';
+const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 const EVERY_MINUTE = { item: [{ mode: 'everyMinute' }] };
 
 /** What a sticky note says about how often the trigger checks ("checks every 5 minutes"). */
@@ -57,6 +62,105 @@ export function demoLogFile(): string {
 	return file;
 }
 
+/**
+ * Where the interactive demo keeps its n8n between runs (database with the workflows, their
+ * published versions, executions, Data tables; the credential; the package): `<cache>/demo/n8n`.
+ */
+export function demoUserFolder(): string {
+	return path.join(cacheDir(), 'demo', 'n8n');
+}
+
+/**
+ * What the demo imported into a kept n8n, in its user folder: a later run imports only what is not
+ * there yet. Importing a workflow again would overwrite the user's edits and unpublish it (n8n's
+ * import deactivates a workflow it replaces).
+ */
+export interface DemoLedger {
+	/** SHA-256 of the credential's data (sandbox URL and key) as last imported. */
+	credential?: string;
+	/** Workflow id: its file and the SHA-256 of the workflow as imported. */
+	workflows: Record<string, { file: string; sha: string }>;
+	/**
+	 * The sandbox's clock when the demo last ran. Its abandons move it ahead of real time and the
+	 * published triggers remember where they got to on it: the next run's sandbox continues from here,
+	 * or they would see nothing until real time caught up.
+	 */
+	sandboxNow?: number;
+}
+
+const LEDGER_FILE = 'booking-demo.json';
+
+export function readLedger(userFolder: string): DemoLedger | undefined {
+	try {
+		const ledger = JSON.parse(fs.readFileSync(path.join(userFolder, LEDGER_FILE), 'utf8')) as DemoLedger;
+		return ledger && typeof ledger.workflows === 'object' && ledger.workflows !== null ? ledger : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+export function writeLedger(userFolder: string, ledger: DemoLedger): void {
+	fs.mkdirSync(userFolder, { recursive: true });
+	fs.writeFileSync(path.join(userFolder, LEDGER_FILE), `${JSON.stringify(ledger, null, 2)}\n`);
+}
+
+const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+export interface ImportPlan {
+	/** Whether the credential must be imported (new, or the sandbox's URL or key changed: n8n updates it by id). */
+	credential: boolean;
+	/** The example workflows to import: those the ledger does not have. */
+	workflows: WorkflowImport[];
+	/** Files of the workflows kept from an earlier run although the example changed since. */
+	changed: string[];
+	/** How many workflows are kept from an earlier run. */
+	kept: number;
+	/** The ledger once the plan is carried out. */
+	next: DemoLedger;
+}
+
+/** What a run imports into the demo's n8n, given what an earlier run imported (`ledger`; none: everything). */
+export function planImport(ledger: DemoLedger | undefined, examples: Array<{ file: string; workflow: WorkflowImport }>, credentialData: Record<string, unknown>): ImportPlan {
+	const credentialSha = sha256(credentialData);
+	const before = ledger?.workflows ?? {};
+	const next: DemoLedger = { ...ledger, credential: credentialSha, workflows: { ...before } };
+	const workflows: WorkflowImport[] = [];
+	const changed: string[] = [];
+	for (const { file, workflow } of examples) {
+		const sha = sha256(workflow);
+		const earlier = before[workflow.id];
+		if (!earlier) {
+			workflows.push(workflow);
+			next.workflows[workflow.id] = { file, sha };
+		} else if (earlier.sha !== sha) changed.push(file);
+	}
+	return { credential: ledger?.credential !== credentialSha, workflows, changed, kept: examples.length - workflows.length, next };
+}
+
+/**
+ * A pid file that keeps two demos off one n8n folder (one SQLite database): answers a release, or
+ * throws when a live process holds it.
+ */
+export function lockUserFolder(userFolder: string): () => void {
+	const file = path.join(userFolder, 'booking-demo.pid');
+	fs.mkdirSync(userFolder, { recursive: true });
+	const holder = Number(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : NaN);
+	if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+		throw new Error(`another demo (pid ${holder}) is using ${userFolder}: stop it (Ctrl+C in its terminal), or give this one --user-folder DIR`);
+	}
+	fs.writeFileSync(file, String(process.pid));
+	return () => fs.rmSync(file, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (err) {
+		return (err as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
 export interface BannerInput {
 	editorUrl: string;
 	login: { email: string; password: string };
@@ -66,21 +170,31 @@ export interface BannerInput {
 	workflows: WorkflowImport[];
 	logFile: string;
 	startedIn: string;
+	/** The n8n user folder the demo keeps between runs (none: a temporary one, removed on exit). */
+	keptFolder?: string;
+	/** What this run found of an earlier one in the kept folder (none: a first run). */
+	earlier?: { workflows: number; changed: string[] };
+	/** Ports asked for that were taken, e.g. `n8n 5678`. */
+	busyPorts?: string[];
 }
 
 /** The curl that makes a customer abandon a booking now (docs/sandbox.md has it too). */
 export function abandonCommand(sandboxUrl: string): string {
-	return `curl -s -X POST ${sandboxUrl}/__sandbox/abandon -H 'content-type: application/json' -d '{"contact": {"firstname": "Sam", "email": "sam@example.com"}}'`;
+	return `curl -s -X POST ${sandboxUrl}/__sandbox/abandon -H 'content-type: application/json' -d '{"contact": {"firstname": "Sam", "lastname": "Lee", "email": "sam@example.com"}}'`;
 }
 
 /** The banner of the interactive demo: where everything is and what to click first. */
 export function demoBanner(input: BannerInput): string {
 	const { editorUrl, workflows } = input;
 	const link = (workflow: WorkflowImport) => `${editorUrl}/workflow/${workflow.id}`;
-	const isTrigger = (workflow: WorkflowImport) => workflow.nodes.some((node) => node.type === TRIGGER_TYPE);
-	const retarget = workflows.find((w) => isTrigger(w) && !w.nodes.some((node) => node.type === 'n8n-nodes-base.wait'));
-	const sequence = workflows.find((w) => w.nodes.some((node) => node.type === 'n8n-nodes-base.wait'));
-	const dataTable = workflows.find((w) => w.nodes.some((node) => node.type === 'n8n-nodes-base.dataTable'));
+	const has = (workflow: WorkflowImport, type: string) => workflow.nodes.some((node) => node.type === type);
+	const isTrigger = (workflow: WorkflowImport) => has(workflow, TRIGGER_TYPE);
+	const retarget = workflows.find((w) => isTrigger(w) && !has(w, WAIT));
+	const sequence = workflows.find((w) => has(w, WAIT));
+	// the CRM sync's published trigger writes to the table its Backfill creates; the report makes its own
+	const crmSync = workflows.find((w) => has(w, DATA_TABLE) && isTrigger(w));
+	const report = workflows.find((w) => has(w, DATA_TABLE) && !isTrigger(w));
+	const backfill = crmSync?.nodes.find((node) => node.type === MANUAL_TRIGGER)?.name;
 	return [
 		'',
 		`  n8n editor:      ${editorUrl}  (open it in your browser)`,
@@ -91,8 +205,10 @@ export function demoBanner(input: BannerInput): string {
 		`  revoked key:     ${input.keys.revoked} (to see a 401)`,
 		`  n8n's log:       ${input.logFile}`,
 		`  started in:      ${input.startedIn}`,
+		...keptLines(input),
+		...(input.busyPorts?.length ? [`  ports:           ${input.busyPorts.join(', ')} taken, so others were picked (choose with --port N --sandbox-port N)`] : []),
 		'',
-		'  The example workflows: in n8n, Overview (left sidebar) → Workflows, or open them here:',
+		`  The example workflows: in n8n, ${OVERVIEW} → Workflows, or open them here:`,
 		...workflows.map((w) => `    ${w.name}: ${link(w)}`),
 		'',
 		'  Try this first:',
@@ -100,16 +216,36 @@ export function demoBanner(input: BannerInput): string {
 		'     "Booking Requests Trigger", click "Fetch Test Event": customers who left a booking unfinished in the last hours.',
 		'  2. Close the panel and click "Execute workflow": the reminder e-mail composed for each of them.',
 		'  3. See it fire by itself: click "Publish" (top right; n8n asks for a version name, any will do, e.g. "demo"),',
-		'     then make a customer abandon a booking now (the sandbox clock moves on 61 minutes):',
+		'     then make a customer abandon a booking now (the sandbox clock moves on 61 minutes and stays ahead):',
 		`       ${abandonCommand(input.sandboxUrl)}`,
 		'     In this demo the triggers check every minute: within a minute the workflow\'s "Executions" tab',
 		"     (top of the canvas) shows a run with Sam's reminder.",
 		...(sequence ? [`  The reminder sequence ("${sequence.name}") waits ${DEMO_WAIT_SECONDS} s here instead of 23 and 48 hours.`] : []),
-		...(dataTable ? [`  "${dataTable.name}" writes to a Data Table: Overview → Data tables, after its backfill ran.`] : []),
+		...(crmSync
+			? [
+					`  "${crmSync.name}": run its backfill BEFORE you publish it (Execute workflow ▾ → from "${backfill ?? 'Backfill (run once)'}"):`,
+					'     it creates the Data Table the trigger writes to and copies the requests so far.',
+				]
+			: []),
+		...(report ? [`  "${report.name}": click "Execute workflow"; its rows are then in Overview → Data tables.`] : []),
 		'',
 		`  One command per recipe (customers abandon and book, requests created and changed, ids listed): ${SANDBOX_PAGE}`,
 		'',
-		'  Ctrl+C stops n8n and the sandbox.',
+		input.keptFolder ? '  Ctrl+C stops n8n and the sandbox; n8n keeps your workflows for the next run.' : '  Ctrl+C stops n8n and the sandbox.',
 		'',
 	].join('\n');
+}
+
+/** Where n8n 2.40.7 lists workflows and tables: at 1440x900 its sidebar shows icons without names. */
+export const OVERVIEW = 'Overview (the house icon in the left sidebar)';
+
+function keptLines(input: BannerInput): string[] {
+	if (!input.keptFolder) return [];
+	const lines = [`  n8n's data:      ${input.keptFolder}`];
+	if (!input.earlier) lines.push('                   kept between runs: workflows, published versions, tables, executions (--fresh starts clean)');
+	else {
+		lines.push(`                   kept from the last run: ${input.earlier.workflows} example workflow(s) as you left them, published or not (--fresh starts clean)`);
+		for (const file of input.earlier.changed) lines.push(`                   examples/${file} changed since: --fresh imports the new one (your copy is kept until then)`);
+	}
+	return lines;
 }

@@ -14,9 +14,10 @@
 //   GET  /__sandbox/forms?key=                the forms: { items: [{ id, name, is_default }] }
 //   POST /__sandbox/sessions                  body: { formId?, contact?, source?, attribution?, key? } -> Session
 //   POST /__sandbox/sessions/:id/save         body: { step?, data? } -> Session
-//   POST /__sandbox/abandon                   body: { contact?, formId?, key?, idleMinutes? (61) } -> { session, now }:
-//                                             a customer leaves a booking unfinished now and the clock moves on
-//                                             idleMinutes (what a published trigger reports at its next poll)
+//   POST /__sandbox/abandon                   body: { contact?, formId?, key?, idleMinutes? (61) } -> { session, now,
+//                                             offsetMs, clock }: a customer leaves a booking unfinished now and the
+//                                             clock moves on idleMinutes (what a published trigger reports at its
+//                                             next poll); `clock` says how far ahead of real time it now is
 //   POST /__sandbox/sessions/:id/complete     -> { session, request }
 //   POST /__sandbox/bookings                  body: { formId?, key?, contact? } -> { session, request }
 //   POST /__sandbox/requests                  body: Partial<Request> & { key?, formId?, contact? } -> Request
@@ -112,6 +113,21 @@ function contactBody(body: Record<string, unknown>, route: string, takes: readon
 		throw new ControlError(400, 'invalid_request', `${route} does not take ${refused.join(', ')}; it takes ${[...takes, 'a contact'].join(', ')} (${CONTACT_NAMES}, in "contact" or at the top)`);
 	}
 	return split;
+}
+
+/**
+ * What abandon tells about the clock it moved. A published trigger judges idle time by the API's
+ * clock and reports a draft only when that clock passes Abandoned After beyond it: a draft stamped in
+ * the past instead would be behind where the trigger already looked, and never reported.
+ */
+function clockNote(movedMinutes: number, offsetMs: number): { offsetMs: number; clock: string } {
+	const ahead = Math.round(offsetMs / 60_000);
+	return {
+		offsetMs,
+		clock:
+			`the sandbox's clock moved on ${movedMinutes} minutes (so that a published trigger sees the draft idle) and is now ` +
+			`${ahead} minutes ahead of real time; every new timestamp of the sandbox follows it`,
+	};
 }
 
 /** `limit` of a list route: 1 to 100, default 10. */
@@ -233,14 +249,8 @@ export async function handleControl(
 				const { contact, rest: body } = contactBody(await readJsonBody(req), 'POST /__sandbox/abandon', ['formId', 'key', 'idleMinutes']);
 				const idleMinutes = body.idleMinutes === undefined ? undefined : finiteNumber(body.idleMinutes, 'idleMinutes');
 				if (idleMinutes !== undefined && idleMinutes < 0) throw new ControlError(400, 'invalid_request', 'idleMinutes must not be negative');
-				return ok(
-					sb.abandonNow({
-						formId: optString(body, 'formId'),
-						key: optString(body, 'key'),
-						contact,
-						idleMinutes,
-					}),
-				);
+				const abandoned = sb.abandonNow({ formId: optString(body, 'formId'), key: optString(body, 'key'), contact, idleMinutes });
+				return ok({ ...abandoned, ...clockNote(idleMinutes ?? 61, ctx.clockOffsetMs()) });
 			},
 		},
 		{

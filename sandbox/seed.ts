@@ -653,6 +653,35 @@ export function shiftWorkspace(ws: Workspace, deltaMs: number): void {
 	}
 }
 
+/** The recent weeks a funnel report reads: one in four sessions without a utm_source, as in life. */
+const RECENT_UTM: ReadonlyArray<Record<string, string> | null> = [
+	{ utm_source: 'google', utm_medium: 'cpc' },
+	{ utm_source: 'facebook', utm_medium: 'social' },
+	null,
+	{ utm_source: 'newsletter', utm_medium: 'email' },
+];
+
+/** The attribution of the i-th recent session that had no utm_source (null: it still has none). */
+export function recentAttribution(i: number, attribution: Record<string, string> | null = null): Record<string, string> | null {
+	const utm = RECENT_UTM[i % RECENT_UTM.length];
+	return utm ? { ...(attribution ?? {}), ...utm } : attribution;
+}
+
+/**
+ * Demo data (SandboxOptions.recent): the sessions active in the 7 days before `endMs` that have no
+ * `utm_source` get one (three in four; recentAttribution), so that a weekly funnel report by source
+ * shows sources. Chosen by their place in the list, not drawn from the seed's numbers: the rest of
+ * the data is as seeded.
+ */
+export function sourceRecentSessions(ws: Workspace, endMs: number): void {
+	let i = 0;
+	for (const session of ws.sessions) {
+		const at = session.updated_at === null ? NaN : Date.parse(session.updated_at);
+		if (!(at >= endMs - 7 * 86_400_000 && at <= endMs) || session.attribution?.utm_source) continue;
+		session.attribution = recentAttribution(i++, session.attribution);
+	}
+}
+
 /** Keys of a sandbox: deterministic per seed. */
 export function makeKeys(seed: number): { demo: string; second: string; revoked: string; other: string } {
 	const rng = new Rng((seed ^ 0x5bd1e995) >>> 0);

@@ -18,10 +18,12 @@ import {
 	makeKeys,
 	makePerson,
 	makeRequest,
+	recentAttribution,
 	requestAttributionFrom,
 	routeProfile,
 	seedWorkspace,
 	shiftWorkspace,
+	sourceRecentSessions,
 } from './seed';
 import type {
 	BookingRequest,
@@ -184,6 +186,7 @@ export class Store {
 		if (opts.seedEndsAt !== undefined) {
 			shiftWorkspace(this.demo, opts.seedEndsAt - SEED_RANGE_END);
 			shiftWorkspace(this.other, opts.seedEndsAt - SEED_RANGE_END);
+			sourceRecentSessions(this.demo, opts.seedEndsAt);
 		}
 		this.rng = new Rng((seed ^ 0xa5a5a5a5) >>> 0);
 		this.keyToWs.set(this.keys.demo, this.demo);
@@ -391,16 +394,16 @@ export class Store {
 
 	/**
 	 * Customers who left a booking unfinished `minutesAgo` minutes ago (one draft each, with an e-mail,
-	 * at a step past the contact step): demo data (SandboxOptions.recent). The drafts are stamped as if
+	 * at a step past the contact step, three in four with a utm_source): demo data (SandboxOptions.recent). The drafts are stamped as if
 	 * the clock had been that far back; the clock is as it was afterwards.
 	 */
 	leftRecently(minutesAgo: number[], key?: string): Session[] {
 		const offset = this.clock.offsetMs();
 		const drafts: Session[] = [];
 		try {
-			for (const minutes of [...minutesAgo].sort((a, b) => b - a)) {
+			for (const [i, minutes] of [...minutesAgo].sort((a, b) => b - a).entries()) {
 				this.clock.setOffsetMs(offset - minutes * 60_000);
-				const session = this.startSession({ key });
+				const session = this.startSession({ key, attribution: recentAttribution(i) });
 				drafts.push(this.saveSession(session.id, { step: this.rng.pick(STEPS.slice(1)) }));
 			}
 		} finally {
@@ -426,6 +429,9 @@ export class Store {
 			if (!(k in target)) throw new Error(`addRequest: ${k} is not a field of a request`);
 			if (v !== undefined) target[k] = v;
 		}
+		// a fresh submission is complete; a request given another status has no completion (as seeded)
+		// unless the caller gives one
+		if (request.status !== 'complete' && fields.completed_at === undefined) request.completed_at = null;
 		ws.requests.push(request);
 		return request;
 	}

@@ -1,26 +1,34 @@
 /**
  * Demo: this package inside a real n8n, talking to the sandbox API.
  *
- *   node scripts/ts-run.js scripts/demo.ts [--headless] [--port 5678] [--sandbox-port 4010]
+ *   node scripts/ts-run.js scripts/demo.ts [--headless] [--port 5678] [--sandbox-port 4010] [--fresh]
  *                                              [--no-build] [--user-folder DIR] [--seed 42]
  *                                              [--examples DIR (default examples/)] [--cli]
  *
  * 1. ensures Node 24 + n8n in the cache (first run: 10 to 20 minutes, with progress every 15 s; then:
  *    instant),
- * 2. `npm run build` + `npm pack` of this repository (--no-build: pack the existing dist/),
+ * 2. bundles this repository (`gulp build`: esbuild, seconds; --no-build: the existing dist/) and packs
+ *    it (`npm pack`), with progress,
  * 3. starts the sandbox API in this process (port 4010 when free, as docs/sandbox.md's examples use),
- * 4. makes a FRESH n8n user folder (temp dir, removed on exit) - unless --user-folder DIR, which is
- *    kept - installs the tarball into its .n8n/nodes like n8n installs community packages,
- * 5. imports a `bookingRequestsApi` credential pointing at the sandbox (demo key) and the
- *    workflows in examples/*.json (their Booking Requests nodes are pointed at that credential),
- * 6. interactive: `n8n start` (its output goes to <cache>/demo/n8n.log, not to the terminal), creates
- *    the owner account, prints the banner (harness/demo.ts): the editor URL, login, key, a link to
- *    each workflow, the log's path, what to click first and the sandbox page; Ctrl+C stops n8n and
- *    the sandbox.
+ * 4. the n8n user folder: the interactive demo KEEPS its n8n in <cache>/demo/n8n between runs (its
+ *    workflows, published versions, Data tables, executions; --fresh deletes it first); --headless uses a
+ *    temporary one (removed on exit); --user-folder DIR is kept. It installs the new tarball into its
+ *    .n8n/nodes like n8n installs community packages (every run: n8n loads the new build at its start),
+ * 5. imports a `bookingRequestsApi` credential pointing at the sandbox (demo key) and the workflows in
+ *    examples/*.json (their Booking Requests nodes are pointed at that credential) - into a kept n8n only
+ *    what an earlier run did not import (the folder's booking-demo.json says what it did): importing a
+ *    workflow again would overwrite the user's edits and unpublish it. The credential is imported again
+ *    when the sandbox's URL or key changed (n8n updates it by id),
+ * 6. interactive: `n8n start` (its output goes to <cache>/demo/n8n.log, not to the terminal; its last
+ *    line is shown every 15 s until it is ready), creates the owner account (or logs in), prints the
+ *    banner (harness/demo.ts): the editor URL, login, key, a link to each workflow, the log's path,
+ *    what to click first and the sandbox page; Ctrl+C stops n8n and the sandbox.
  *    Made for trying it in the browser: the sandbox's data is recent (its newest activity minutes old,
  *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS (a
  *    note on the canvas says so), the triggers check every minute (the sticky notes say so), and the
- *    banner says how to make a customer abandon a booking now (POST /__sandbox/abandon).
+ *    banner says how to make a customer abandon a booking now (POST /__sandbox/abandon). The sandbox's
+ *    clock continues from the last run's (abandons move it ahead of real time; the published triggers
+ *    of a kept n8n remember where they got to on it).
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
  *    first trigger) and prints item counts per node; exits 1 if any example fails. Wait nodes are
@@ -34,8 +42,19 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startSandbox } from '../sandbox';
-import { DEMO_SANDBOX_PORT, demoBanner, demoLogFile, forInteractiveDemo } from '../harness/demo';
+import { startSandbox, type Sandbox } from '../sandbox';
+import {
+	DEMO_SANDBOX_PORT,
+	demoBanner,
+	demoLogFile,
+	demoUserFolder,
+	forInteractiveDemo,
+	lockUserFolder,
+	planImport,
+	readLedger,
+	writeLedger,
+	type DemoLedger,
+} from '../harness/demo';
 import { installTarball, packPackage } from '../harness/n8n/communityPackage';
 import { DEFAULT_OWNER, N8nRest } from '../harness/n8n/rest';
 import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExecutionResult } from '../harness/n8n/workflows';
@@ -60,10 +79,11 @@ interface Args {
 	seed?: number;
 	examples: string;
 	cli: boolean;
+	fresh: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-	const args: Args = { headless: false, build: true, examples: path.join(REPO, 'examples'), cli: false };
+	const args: Args = { headless: false, build: true, examples: path.join(REPO, 'examples'), cli: false, fresh: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const next = () => {
@@ -79,6 +99,7 @@ function parseArgs(argv: string[]): Args {
 		else if (a === '--seed') args.seed = Number(next());
 		else if (a === '--examples') args.examples = path.resolve(next());
 		else if (a === '--cli') args.cli = true;
+		else if (a === '--fresh') args.fresh = true;
 		else if (a === '--help' || a === '-h') {
 			process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0] + '*/\n');
 			process.exit(0);
@@ -113,37 +134,62 @@ async function main(): Promise<void> {
 		})());
 
 	try {
+		// the interactive demo keeps its n8n between runs; --headless runs the examples in a throw-away one
+		const kept = !args.headless || args.userFolder !== undefined;
+		const userFolder = args.userFolder ?? (args.headless ? makeUserFolder(undefined, 'booking-demo-n8n-') : demoUserFolder());
+		if (!kept) cleanups.push(() => fs.rmSync(userFolder, { recursive: true, force: true }));
+		if (kept && args.fresh && fs.existsSync(userFolder)) {
+			lockUserFolder(userFolder)(); // not while another demo uses it
+			fs.rmSync(userFolder, { recursive: true, force: true });
+			say(`--fresh: removed the kept n8n ${userFolder}`);
+		}
+		cleanups.push(lockUserFolder(userFolder)); // first: a second demo on this folder stops at once
+		const ledger = kept ? readLedger(userFolder) : undefined;
+
 		const install = await ensureN8n(undefined, (m) => say(m));
 		say(`n8n ${install.version} on node ${install.node.version} (${install.node.source}) ready`);
 		const timings: Record<string, string> = { runtime: since() };
 
 		const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'booking-demo-pack-'));
 		cleanups.push(() => fs.rmSync(packDir, { recursive: true, force: true }));
-		const packed = await packPackage(REPO, packDir, { build: args.build, log: say });
+		// the bundle n8n loads is all the demo needs: tsc's type check (most of `npm run build`) is left to the build
+		const packed = await packPackage(REPO, packDir, { build: args.build ? 'bundle' : false, log: say });
 		say(`packed ${path.basename(packed.tarball)}`);
 		timings.pack = since();
 
 		// the sandbox runs in this process: n8n is always spawned asynchronously, so it can answer
 		// recent: the newest activity minutes old, customers who left a booking unfinished in the last hours
+		const busyPorts: string[] = [];
 		const sandboxPort = args.sandboxPort ?? ((await isFree(DEMO_SANDBOX_PORT)) ? DEMO_SANDBOX_PORT : 0);
+		if (sandboxPort === 0) busyPorts.push(`sandbox ${DEMO_SANDBOX_PORT}`);
 		const sandbox = await startSandbox({ port: sandboxPort, seed: args.seed, recent: true });
 		cleanups.push(() => sandbox.close());
 		say(`sandbox API on ${sandbox.url}`);
+		continueSandboxClock(sandbox, ledger);
 
-		const userFolder = args.userFolder ?? makeUserFolder(undefined, 'booking-demo-n8n-');
-		if (!args.userFolder) cleanups.push(() => fs.rmSync(userFolder, { recursive: true, force: true }));
+		say(`installing ${path.basename(packed.tarball)} into n8n's ${kept && ledger ? 'kept ' : ''}user folder ${userFolder}`);
 		await installTarball(userFolder, packed.tarball);
 		const cli = new N8nCli(install, userFolder);
-		await cli.importCredentials([{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } }]);
-		timings.credential = since();
+		const credentialData = { apiKey: sandbox.keys.demo, baseUrl: sandbox.url };
 		// --headless runs every example once: Wait nodes (the reminder sequence waits hours) become 2 s;
 		// in the browser they wait DEMO_WAIT_SECONDS and the triggers check every minute
 		const examples = loadExampleWorkflows(args.examples, CREDENTIAL, { pkg: PKG, credentialType: CRED_TYPE }).map((e) => ({
 			...e,
 			workflow: args.headless ? withShortWaits(e.workflow, 2) : forInteractiveDemo(e.workflow),
 		}));
-		if (examples.length) await cli.importWorkflows(examples.map((e) => e.workflow));
-		say(`n8n user folder ${userFolder}: package installed, credential + ${examples.length} example workflow(s) imported`);
+		const plan = planImport(ledger, examples, credentialData);
+		if (plan.credential) {
+			say(`importing the credential "${CREDENTIAL.name}" (n8n import:credentials: n8n starts for it, 10 to 30 s)`);
+			await cli.importCredentials([{ ...CREDENTIAL, type: CRED_TYPE, data: credentialData }]);
+		}
+		timings.credential = since();
+		if (plan.workflows.length) {
+			say(`importing ${plan.workflows.length} example workflow(s) (n8n import:workflow: n8n starts for it, 10 to 30 s)`);
+			await cli.importWorkflows(plan.workflows);
+		}
+		if (kept) writeLedger(userFolder, plan.next);
+		if (plan.kept) say(`kept from the last run: ${plan.kept} example workflow(s), as you left them (--fresh starts clean)`);
+		for (const file of plan.changed) say(`examples/${file} changed since it was imported: your copy is kept; --fresh imports the new one`);
 		timings.imported = since();
 
 		// n8n's own output (its log: warnings of the nodes, errors) goes to a file that outlives the demo
@@ -153,8 +199,8 @@ async function main(): Promise<void> {
 		let server: N8nServer | undefined;
 		const ensureServer = async (port?: number) => {
 			if (server) return server;
-			say(`starting n8n (its log: ${logFile})`);
-			const s = await startN8n({ userFolder, install, port, echo: log });
+			say(`starting n8n (15 to 60 s; its log: ${logFile})`);
+			const s = await startN8n({ userFolder, install, port, echo: log, progress: say });
 			server = s;
 			cleanups.push(() => s.stop());
 			return s;
@@ -206,10 +252,26 @@ async function main(): Promise<void> {
 
 		const wanted = args.port ?? 5678;
 		const port = (await isFree(wanted)) ? wanted : await freePort();
+		if (port !== wanted) busyPorts.push(`n8n ${wanted}`);
 		const s = await ensureServer(port);
+		say(`n8n started on ${s.url}`);
 		const rest = new N8nRest(s.url, install);
-		await rest.setupOwner(DEFAULT_OWNER);
+		try {
+			await rest.setupOwner(DEFAULT_OWNER); // or logs in, in a kept n8n
+		} catch {
+			say(`could not log in as ${DEFAULT_OWNER.email} with the demo's password: log in with the one you set (--fresh starts clean)`);
+		}
 		timings.serverReady = since();
+		if (kept) {
+			// the sandbox's clock for the next run (see continueSandboxClock), also if this process is killed
+			const save = () => writeLedger(userFolder, { ...plan.next, sandboxNow: sandbox.clock.now() });
+			const every = setInterval(save, 30_000);
+			every.unref();
+			cleanups.push(() => {
+				clearInterval(every);
+				save();
+			});
+		}
 		process.stdout.write(
 			demoBanner({
 				editorUrl: `http://localhost:${s.port}`,
@@ -222,6 +284,9 @@ async function main(): Promise<void> {
 				startedIn: Object.entries(timings)
 					.map(([k, v]) => `${k} ${v}`)
 					.join(', '),
+				keptFolder: kept ? userFolder : undefined,
+				earlier: ledger ? { workflows: plan.kept, changed: plan.changed } : undefined,
+				busyPorts,
 			}),
 		);
 		await new Promise<void>((resolve) => {
@@ -231,12 +296,27 @@ async function main(): Promise<void> {
 		say('stopping ...');
 		await cleanup();
 		say(`n8n's log is kept: ${logFile}`);
+		if (kept) say(`n8n's data is kept: ${userFolder} (the next npm run demo continues with it; --fresh starts clean)`);
 		process.exit(0);
 	} catch (err) {
-		process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+		// a demo already running is the user's situation, not a bug: its message is enough
+		const inUse = err instanceof Error && err.message.startsWith('another demo');
+		process.stderr.write(`${err instanceof Error ? (inUse ? err.message : err.stack ?? err.message) : String(err)}\n`);
 		await cleanup();
 		process.exit(1);
 	}
+}
+
+/**
+ * The sandbox's clock continues from the last run's, when that was ahead of real time (its abandons
+ * move it on): the published triggers of a kept n8n remember where they got to on that clock, and on a
+ * clock behind it they would report nothing until real time caught up.
+ */
+function continueSandboxClock(sandbox: Sandbox, ledger: DemoLedger | undefined): void {
+	const ahead = (ledger?.sandboxNow ?? 0) - Date.now();
+	if (ahead <= 0) return;
+	sandbox.clock.setOffsetMs(ahead);
+	say(`the sandbox's clock continues from the last run: ${Math.round(ahead / 60_000)} minutes ahead of real time (its abandons moved it on)`);
 }
 
 async function isFree(port: number): Promise<boolean> {

@@ -24,6 +24,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cleanEnv, run } from './process';
+import { BuildProgress, duration, startProgress } from './progress';
 
 export interface PackResult {
 	tarball: string;
@@ -33,19 +34,40 @@ export interface PackResult {
 
 const npmEnv = (): NodeJS.ProcessEnv => ({ ...cleanEnv(), npm_config_update_notifier: 'false', npm_config_fund: 'false' });
 
-/** `npm pack` of a package folder into outDir. Optionally runs `npm run build` first. */
-export async function packPackage(pkgDir: string, outDir: string, opts: { build?: boolean; log?: (m: string) => void } = {}): Promise<PackResult> {
+export interface PackOptions {
+	/**
+	 * Build first: `true` = `npm run build` (tsc's type check, then the bundle); `'bundle'` = only
+	 * `gulp build`, the bundle n8n loads (seconds; tsc's type check is most of `npm run build`).
+	 */
+	build?: boolean | 'bundle';
+	/** Where the steps and their progress (every PROGRESS_EVERY_MS) are reported. */
+	log?: (m: string) => void;
+}
+
+/** `npm pack` of a package folder into outDir. Optionally builds it first (PackOptions.build). */
+export async function packPackage(pkgDir: string, outDir: string, opts: PackOptions = {}): Promise<PackResult> {
 	fs.mkdirSync(outDir, { recursive: true });
+	const log = opts.log ?? (() => undefined);
 	if (opts.build) {
-		opts.log?.(`npm run build in ${pkgDir}`);
-		const b = await run('npm', ['run', 'build'], { cwd: pkgDir, env: npmEnv(), timeoutMs: 10 * 60_000 });
-		if (b.code !== 0) throw new Error(`npm run build failed (${b.code}):\n${(b.stdout + b.stderr).slice(-4000)}`);
+		const full = opts.build === true;
+		const [cmd, args, what] = full
+			? ['npm', ['run', 'build'], 'npm run build (tsc type-checks, then gulp bundles dist/; about a minute on 2 cores)']
+			: [path.join(pkgDir, 'node_modules', '.bin', 'gulp'), ['build'], 'gulp build (esbuild bundles dist/; seconds)'];
+		log(`building ${path.basename(pkgDir)}: ${what}`);
+		const build = new BuildProgress(full);
+		const progress = startProgress(log, 'building', () => build.describe());
+		let took = 0;
+		const b = await run(cmd, args, { cwd: pkgDir, env: npmEnv(), timeoutMs: 10 * 60_000, onLine: build.onLine }).finally(() => (took = progress.stop()));
+		if (b.code !== 0) throw new Error(`${full ? 'npm run build' : 'gulp build'} failed (${b.code}):\n${(b.stdout + b.stderr).slice(-4000)}`);
+		log(`built in ${duration(took)}`);
 	}
+	log('packing: npm pack');
+	const packing = startProgress(log, 'packing', () => 'npm pack is writing the tarball');
 	const p = await run('npm', ['pack', '--json', '--pack-destination', outDir], {
 		cwd: pkgDir,
 		env: npmEnv(),
 		timeoutMs: 5 * 60_000,
-	});
+	}).finally(() => packing.stop());
 	if (p.code !== 0) throw new Error(`npm pack failed (${p.code}):\n${(p.stdout + p.stderr).slice(-4000)}`);
 	const start = p.stdout.indexOf('[');
 	const info = JSON.parse(p.stdout.slice(start)) as Array<{ filename: string; name: string; version: string }>;

@@ -33,7 +33,7 @@ export interface RunOptions {
 }
 
 /** Calls `onLine` for each complete line of a stream's text, keeping a partial last line for the next chunk. */
-function lineSplitter(onLine: ((line: string) => void) | undefined): (text: string) => void {
+export function lineSplitter(onLine: ((line: string) => void) | undefined): (text: string) => void {
 	let rest = '';
 	return (text) => {
 		if (!onLine) return;

@@ -124,3 +124,44 @@ export class NativeBuildProgress {
 		return before > 0 ? `${this.current}; ${before} source file${before === 1 ? '' : 's'} compiled before it` : this.current;
 	}
 }
+
+/**
+ * What building this package is doing, from its output: `npm run build` type-checks with tsc first
+ * (silent, most of the step), then gulp prints `Starting '<task>'...` for each of its tasks;
+ * `gulp build` alone starts at the tasks.
+ */
+export class BuildProgress {
+	private task?: string;
+	private finished = 0;
+
+	/** @param typeCheck whether the build starts with tsc's type check (`npm run build`) */
+	constructor(private readonly typeCheck: boolean) {}
+
+	onLine = (line: string): void => {
+		const match = /(Starting|Finished) '([^']+)'/.exec(line);
+		if (!match || match[2] === 'build') return;
+		if (match[1] === 'Starting') this.task = match[2];
+		else this.finished++;
+	};
+
+	describe(): string {
+		if (this.task) return `gulp: ${this.task} (esbuild bundles dist/ and editions/queue/dist/); ${this.finished} of its tasks done`;
+		return this.typeCheck ? 'tsc is type-checking every source, test and tool file (most of this step; it prints nothing)' : 'gulp is loading';
+	}
+}
+
+/** What a starting n8n is doing: the last line it printed (its database migrations, nodes loaded, server up). */
+export class StartProgress {
+	private last = '';
+
+	onLine = (line: string): void => {
+		// eslint-disable-next-line no-control-regex
+		const text = line.replace(/\u001b\[[0-9;]*m/g, '').trim();
+		if (text) this.last = text;
+	};
+
+	describe(): string {
+		if (!this.last) return 'n8n has printed nothing yet';
+		return `n8n's last line: "${this.last.length > 100 ? `${this.last.slice(0, 97)}...` : this.last}"`;
+	}
+}

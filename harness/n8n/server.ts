@@ -8,7 +8,8 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 
 import { ensureN8n, n8nProfile, type N8nInstall } from './install';
-import { cleanEnv, freePort, killTree, run, sleep, type RunResult } from './process';
+import { cleanEnv, freePort, killTree, lineSplitter, run, sleep, type RunResult } from './process';
+import { startProgress, StartProgress } from './progress';
 
 /**
  * Environment for an offline, quiet, self-contained n8n: everything lives in userFolder/.n8n
@@ -93,6 +94,8 @@ export interface StartN8nOptions {
 	command?: string[];
 	/** Paths that must answer 200 before the process counts as ready (default: main's three, see startN8n). */
 	readyPaths?: string[];
+	/** Reports what n8n is doing every PROGRESS_EVERY_MS until it is ready (its last line of output). */
+	progress?: (msg: string) => void;
 }
 
 export interface N8nServer {
@@ -145,8 +148,11 @@ export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 		detached: true, // own process group: stop() takes the task runner down with it
 	});
 	let out = '';
+	const started = new StartProgress();
+	const lines = lineSplitter(started.onLine);
 	const onData = (d: Buffer) => {
 		out += d.toString('utf8');
+		lines(d.toString('utf8'));
 		opts.echo?.write(d);
 	};
 	child.stdout!.on('data', onData);
@@ -178,26 +184,35 @@ export async function startN8n(opts: StartN8nOptions): Promise<N8nServer> {
 	};
 	const readyPaths = opts.readyPaths ?? MAIN_READY_PATHS;
 	const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
-	for (;;) {
-		if (exited) {
-			throw new Error(`n8n ${(opts.command ?? ['start'])[0]} exited early (${exited.code ?? exited.signal}):\n${out.split('\n').slice(-40).join('\n')}`);
-		}
-		// n8n 1.x reports /healthz/readiness as soon as the database is migrated, seconds BEFORE it
-		// registers its REST controllers (POST /rest/owner/setup answers 404 until then): also wait for
-		// a public REST route, /rest/settings (the first call the editor makes)
-		let ready = true;
-		for (const readyPath of readyPaths) {
-			if ((await httpGetStatus(`${url}${readyPath}`)) !== 200) {
-				ready = false;
-				break;
-			}
-		}
-		if (ready) break;
-		if (Date.now() > deadline) {
-			await stop();
-			throw new Error(`n8n did not become ready on ${url}:\n${out.split('\n').slice(-40).join('\n')}`);
-		}
-		await sleep(300);
+	const progress = opts.progress ? startProgress(opts.progress, opts.command ? `starting n8n ${opts.command[0]}` : 'starting n8n', () => started.describe()) : undefined;
+	try {
+		await waitUntilReady();
+	} finally {
+		progress?.stop();
 	}
 	return { url, port, pid: child.pid!, output: () => out, stop, kill };
+
+	async function waitUntilReady(): Promise<void> {
+		for (;;) {
+			if (exited) {
+				throw new Error(`n8n ${(opts.command ?? ['start'])[0]} exited early (${exited.code ?? exited.signal}):\n${out.split('\n').slice(-40).join('\n')}`);
+			}
+			// n8n 1.x reports /healthz/readiness as soon as the database is migrated, seconds BEFORE it
+			// registers its REST controllers (POST /rest/owner/setup answers 404 until then): also wait for
+			// a public REST route, /rest/settings (the first call the editor makes)
+			let ready = true;
+			for (const readyPath of readyPaths) {
+				if ((await httpGetStatus(`${url}${readyPath}`)) !== 200) {
+					ready = false;
+					break;
+				}
+			}
+			if (ready) return;
+			if (Date.now() > deadline) {
+				await stop();
+				throw new Error(`n8n did not become ready on ${url}:\n${out.split('\n').slice(-40).join('\n')}`);
+			}
+			await sleep(300);
+		}
+	}
 }

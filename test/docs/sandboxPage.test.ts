@@ -92,6 +92,8 @@ test('every example runs as written and makes what the page says; the trigger th
 		} else if (/\/bookings"/.test(example)) {
 			expect(request).toMatchObject(asRequestFields(contact));
 			expect(session).toMatchObject({ step: 'confirm', data: {}, request_id: request?.id });
+		} else if (/\/sessions"/.test(example) && example.includes('-X POST')) {
+			expect(answer).toMatchObject({ step: 'address', request_id: null, attribution: bodyOf(example).attribution, data: { contact } });
 		} else if (/\/requests"/.test(example) && example.includes('-X POST')) {
 			expect(answer).toMatchObject({ ...bodyOf(example), ...asRequestFields(contact) });
 		} else if (/\/update"/.test(example)) {
@@ -116,7 +118,22 @@ test('every example runs as written and makes what the page says; the trigger th
 	expect(of('request.created', 'ada@example.com')).toHaveLength(1);
 	const [updated] = of('request.updated', 'ada@example.com');
 	expect(updated.changed_fields).toEqual(expect.arrayContaining(['status', 'lead_status', 'internal_notes', 'completed_at']));
-	expect(updated.previous).toMatchObject({ status: 'pending' });
+	expect(updated.previous).toMatchObject({ status: 'pending', completed_at: null });
+	// Funnel: the report's read (sessions of the last 7 days with their requests) has Kim's podcast row
+	// next to the demo data's sources
+	const { items, error } = await harness.runAction({
+		resource: 'bookingSession',
+		operation: 'getAll',
+		returnAll: true,
+		filters: { updatedAfter: new Date(Date.now() - 7 * 86_400_000).toISOString() },
+		options: { includeRequest: true },
+	});
+	expect(error).toBeUndefined();
+	const bySource = new Map<string, IDataObject[]>();
+	for (const { json } of items) bySource.set(String(json.utm_source ?? '(none)'), [...(bySource.get(String(json.utm_source ?? '(none)')) ?? []), json]);
+	expect(bySource.get('podcast')?.map((session) => [session.email, session.request_id !== null])).toEqual([['kim@example.com', true]]);
+	for (const source of ['google', 'facebook', 'newsletter']) expect(bySource.get(source)?.length).toBeGreaterThan(0);
+	expect(bySource.get('(none)')?.length ?? 0).toBeLessThan(items.length / 2);
 });
 
 test("the demo banner's command (a customer abandons a booking now) runs as written", async () => {

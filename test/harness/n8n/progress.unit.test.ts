@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { duration, NativeBuildProgress, NpmInstallProgress, startProgress } from '../../../harness/n8n/progress';
+import { BuildProgress, duration, NativeBuildProgress, NpmInstallProgress, startProgress, StartProgress } from '../../../harness/n8n/progress';
 
 describe('npm install --loglevel=http', () => {
 	let dir: string;
@@ -54,6 +54,30 @@ describe('npm rebuild sqlite3 --foreground-scripts', () => {
 		expect(new NativeBuildProgress().describe()).toMatch(/^preparing/);
 		build.onLine('  SOLINK_MODULE(target) Release/obj.target/node_sqlite3.node');
 		expect(build.describe()).toBe('linking node_sqlite3.node; 2 source files compiled before it');
+	});
+});
+
+describe("the demo's build and n8n's start", () => {
+	test('npm run build: tsc first (it prints nothing), then the gulp task running and how many are done', () => {
+		const build = new BuildProgress(true);
+		expect(build.describe()).toMatch(/^tsc is type-checking/);
+		build.onLine('[18:40:09] Using gulpfile /repo/gulpfile.js');
+		build.onLine("[18:40:09] Starting 'build'...");
+		build.onLine("[18:40:09] Starting 'clean'...");
+		build.onLine("[18:40:09] Finished 'clean' after 15 ms");
+		build.onLine("[18:40:09] Starting 'compile:cloud'...");
+		expect(build.describe()).toBe('gulp: compile:cloud (esbuild bundles dist/ and editions/queue/dist/); 1 of its tasks done');
+		expect(new BuildProgress(false).describe()).toBe('gulp is loading');
+	});
+
+	test("n8n's start: its last line, without colours, shortened", () => {
+		const start = new StartProgress();
+		expect(start.describe()).toBe('n8n has printed nothing yet');
+		start.onLine('\u001b[32mInitializing n8n process\u001b[39m');
+		start.onLine('   ');
+		expect(start.describe()).toBe('n8n\'s last line: "Initializing n8n process"');
+		start.onLine('x'.repeat(150));
+		expect(start.describe()).toBe(`n8n's last line: "${'x'.repeat(97)}..."`);
 	});
 });
 
