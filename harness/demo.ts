@@ -86,6 +86,11 @@ export interface DemoLedger {
 	 * or they would see nothing until real time caught up.
 	 */
 	sandboxNow?: number;
+	/**
+	 * When the first run made the sandbox's data look recent (SandboxOptions.recentAt): later runs make
+	 * the same data, so the published triggers find the requests and sessions they remember unchanged.
+	 */
+	sandboxRecentAt?: number;
 }
 
 const LEDGER_FILE = 'booking-demo.json';

@@ -87,8 +87,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	const rateLimit = opts.rateLimit ?? true;
 	const minGapMs = opts.minGapMs ?? 1000;
 	const clock = new Clock();
-	const store = new Store({ seed, sizes: opts.sizes, clock, seedEndsAt: opts.recent ? Date.now() - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined });
-	if (opts.recent) store.leftRecently(RECENT_DRAFTS_MINUTES_AGO);
+	const recentAt = opts.recentAt ?? Date.now();
+	const store = new Store({ seed, sizes: opts.sizes, clock, seedEndsAt: opts.recent ? recentAt - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined });
+	if (opts.recent) store.leftRecently(RECENT_DRAFTS_MINUTES_AGO, recentAt);
 	const faults = new Faults(seed);
 	const network = new NetworkLatency(seed, opts.latencyMs);
 	const log: RequestLogEntry[] = [];

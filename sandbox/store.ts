@@ -50,8 +50,19 @@ export function hashKey(token: string): string {
 
 export class Clock implements SandboxClock {
 	private offset = 0;
+	private fixedAt: number | undefined;
 	now(): number {
-		return Date.now() + this.offset;
+		return this.fixedAt ?? Date.now() + this.offset;
+	}
+	/** Runs `fn` with the clock standing at `at` (epoch ms): what it stamps does not depend on when it ran. */
+	standingAt<T>(at: number, fn: () => T): T {
+		const before = this.fixedAt;
+		this.fixedAt = at;
+		try {
+			return fn();
+		} finally {
+			this.fixedAt = before;
+		}
 	}
 	advance(ms: number): void {
 		this.offset += ms;
@@ -397,17 +408,13 @@ export class Store {
 	 * at a step past the contact step, three in four with a utm_source): demo data (SandboxOptions.recent). The drafts are stamped as if
 	 * the clock had been that far back; the clock is as it was afterwards.
 	 */
-	leftRecently(minutesAgo: number[], key?: string): Session[] {
-		const offset = this.clock.offsetMs();
+	leftRecently(minutesAgo: number[], at: number, key?: string): Session[] {
 		const drafts: Session[] = [];
-		try {
-			for (const [i, minutes] of [...minutesAgo].sort((a, b) => b - a).entries()) {
-				this.clock.setOffsetMs(offset - minutes * 60_000);
+		for (const [i, minutes] of [...minutesAgo].sort((a, b) => b - a).entries()) {
+			this.clock.standingAt(at - minutes * 60_000, () => {
 				const session = this.startSession({ key, attribution: recentAttribution(i) });
 				drafts.push(this.saveSession(session.id, { step: this.rng.pick(STEPS.slice(1)) }));
-			}
-		} finally {
-			this.clock.setOffsetMs(offset);
+			});
 		}
 		return drafts;
 	}

@@ -206,6 +206,13 @@ export interface SandboxOptions {
 	 * (RECENT_DRAFTS_MINUTES_AGO). Default off: the fixed range 2026-01-01 .. 2026-10-31 UTC the tests rely on.
 	 */
 	recent?: boolean;
+	/**
+	 * With `recent`: the moment (epoch ms) the demo data is made to look recent at, default the start.
+	 * The same moment gives the same data (every timestamp and id), so a demo that keeps its n8n between
+	 * runs passes its first run's: its published triggers then see the world they left, not every seeded
+	 * request moved in time (which Request Updated would report as changed).
+	 */
+	recentAt?: number;
 }
 
 /** A network latency: constant ms, or a [min, max] range; null or 0 for none. */

@@ -162,7 +162,9 @@ async function main(): Promise<void> {
 		const busyPorts: string[] = [];
 		const sandboxPort = args.sandboxPort ?? ((await isFree(DEMO_SANDBOX_PORT)) ? DEMO_SANDBOX_PORT : 0);
 		if (sandboxPort === 0) busyPorts.push(`sandbox ${DEMO_SANDBOX_PORT}`);
-		const sandbox = await startSandbox({ port: sandboxPort, seed: args.seed, recent: true });
+		// a kept n8n's published triggers remember the data of the first run: the same data again (recentAt)
+		const recentAt = ledger?.sandboxRecentAt ?? Date.now();
+		const sandbox = await startSandbox({ port: sandboxPort, seed: args.seed, recent: true, recentAt });
 		cleanups.push(() => sandbox.close());
 		say(`sandbox API on ${sandbox.url}`);
 		continueSandboxClock(sandbox, ledger);
@@ -187,7 +189,7 @@ async function main(): Promise<void> {
 			say(`importing ${plan.workflows.length} example workflow(s) (n8n import:workflow: n8n starts for it, 10 to 30 s)`);
 			await cli.importWorkflows(plan.workflows);
 		}
-		if (kept) writeLedger(userFolder, plan.next);
+		if (kept) writeLedger(userFolder, { ...plan.next, sandboxRecentAt: recentAt });
 		if (plan.kept) say(`kept from the last run: ${plan.kept} example workflow(s), as you left them (--fresh starts clean)`);
 		for (const file of plan.changed) say(`examples/${file} changed since it was imported: your copy is kept; --fresh imports the new one`);
 		timings.imported = since();
@@ -264,7 +266,7 @@ async function main(): Promise<void> {
 		timings.serverReady = since();
 		if (kept) {
 			// the sandbox's clock for the next run (see continueSandboxClock), also if this process is killed
-			const save = () => writeLedger(userFolder, { ...plan.next, sandboxNow: sandbox.clock.now() });
+			const save = () => writeLedger(userFolder, { ...plan.next, sandboxNow: sandbox.clock.now(), sandboxRecentAt: recentAt });
 			const every = setInterval(save, 30_000);
 			every.unref();
 			cleanups.push(() => {
