@@ -112,7 +112,7 @@ async function main() {
 			],
 		],
 		['peer', [['bench/peer.ts', ['1000']]]],
-		// Issue 42: a poll's CPU against reading its pages, an agency's clients on one main, the idle-drafts backlog.
+		// What polls cost an agency's main: a poll's CPU against reading its pages, 100 clients on one main, the idle-drafts backlog.
 		['cpu', [['bench/quietPollRows.ts', [args.has('--quick') ? '5' : '11']]]],
 		['agency', [['bench/agencyRows.ts', args.has('--quick') ? ['20', '1'] : ['100', '5']]]],
 		['backlog', [['bench/backlogRows.ts', []]]],
