@@ -11,7 +11,9 @@
  *                  budget), funnel (Get Many sessions with Include Booking Request), pacing (Return All at each network latency, cold and
  *                  warm), queue (3 processes on Redis), neighbour (another client on the key),
  *                  peer (real n8n: this node vs the HTTP Request node side by side, cold and
- *                  warm, loopback and each latency)
+ *                  warm, loopback and each latency), cpu (a large client's poll CPU against Get Many
+ *                  of its pages), agency (100 clients on one main), backlog (1,000 idle drafts below
+ *                  2,000 bookings, calls per page of the lists)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -110,6 +112,10 @@ async function main() {
 			],
 		],
 		['peer', [['bench/peer.ts', ['1000']]]],
+		// What polls cost an agency's main: a poll's CPU against reading its pages, 100 clients on one main, the idle-drafts backlog.
+		['cpu', [['bench/quietPollRows.ts', [args.has('--quick') ? '5' : '11']]]],
+		['agency', [['bench/agencyRows.ts', args.has('--quick') ? ['20', '1'] : ['100', '5']]]],
+		['backlog', [['bench/backlogRows.ts', []]]],
 	];
 	const plan = groups.filter(([group]) => wanted(group)).flatMap(([, entries]) => entries);
 	for (const [entry, childArgs] of plan) {
