@@ -32,7 +32,7 @@ import { kb, largestParts, partsLine } from '../harness/agency/stateSize';
 import { contactOf } from '../harness/agency/traffic';
 import { measureWork, median, type Work } from '../harness/agency/workMeter';
 import { createHarness, type Harness } from '../harness/inProcessN8n';
-import { setPacingGapForTests } from '../nodes/shared/transport/limiter/registry';
+import { setPacingGapForTests } from '../harness/limiterSettings';
 import type { RowResult } from './rows';
 
 const SANDBOX_GAP_MS = 25;
