@@ -24,6 +24,7 @@ import * as path from 'node:path';
 
 import { freePort, run, sleep } from '../n8n/process';
 import { recordLeftover } from './leftovers';
+import { PREREQUISITES, installLine, postgresBinDir } from './prerequisites';
 
 export interface PostgresServer {
 	host: string;
@@ -43,18 +44,8 @@ export interface PostgresServer {
 	stop(): Promise<void>;
 }
 
-/** The server binaries: PG_BIN_DIR, else the newest /usr/lib/postgresql/<v>/bin with initdb. */
-export function postgresBinDir(): string | undefined {
-	const fromEnv = process.env.PG_BIN_DIR;
-	if (fromEnv) return fs.existsSync(path.join(fromEnv, 'initdb')) ? fromEnv : undefined;
-	const root = '/usr/lib/postgresql';
-	if (!fs.existsSync(root)) return undefined;
-	const versions = fs
-		.readdirSync(root)
-		.filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
-		.sort((a, b) => Number(b) - Number(a));
-	return versions.length > 0 ? path.join(root, versions[0], 'bin') : undefined;
-}
+/** The server binaries (PG_BIN_DIR, else Debian's newest): found where the test scripts' check looks. */
+export { postgresBinDir };
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
@@ -188,7 +179,7 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
 	const external = process.env[EXTERNAL_POSTGRES_ENV];
 	if (external) return await startExternalPostgres(external, opts);
 	const bin = postgresBinDir();
-	if (!bin) throw new Error('PostgreSQL server binaries not found (apt-get install -y postgresql, or set PG_BIN_DIR)');
+	if (!bin) throw new Error(`PostgreSQL server binaries not found (${installLine(PREREQUISITES.postgresql)}, or set PG_BIN_DIR)`);
 	const database = opts.database ?? 'n8n';
 	const user = opts.user ?? 'n8n';
 	const password = randomBytes(12).toString('hex');

@@ -4,7 +4,7 @@
  * E2E_N8N_VERSION picks the n8n: unset = 2.40.7 (Node 24), `1.x` or `1.123.81` = the last 1.x line
  * (the machine's Node 20, legacy expression engine), or any exact version (see runtime.ts).
  * E2E_SKIP_BUILD=1 packs the existing dist/ without `npm run build`.
- * Also the global setup of the editor browser test (jest.ui.config.js).
+ * Also the global setup of the editor browser test and of queue mode (jest.config.js: projects e2e, ui, e2e-queue).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';

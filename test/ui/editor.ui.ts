@@ -8,7 +8,7 @@
  * to UI_ARTIFACTS_DIR (default <tmp>/booking-requests-ui); with UI_UPDATE_DOCS=1 a passing run also
  * copies them to docs/.
  *
- * Run: npx jest -c jest.ui.config.js   (needs `apt-get install -y chromium`)
+ * Run: npm run test:ui   (needs `apt-get install -y chromium`)
  */
 import { TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials';
 import * as fs from 'node:fs';

@@ -23,7 +23,7 @@ export const STATE_ENV = 'BOOKING_E2E_STATE';
 export function loadState(): E2eState {
 	const file = process.env[STATE_ENV];
 	if (!file || !fs.existsSync(file)) {
-		throw new Error(`${STATE_ENV} is not set: run the e2e suite with  npx jest -c jest.e2e.config.js --runInBand`);
+		throw new Error(`${STATE_ENV} is not set: run the e2e suite with  npm run test:e2e (or JEST_PROJECTS=e2e npx jest --runInBand <file>)`);
 	}
 	return JSON.parse(fs.readFileSync(file, 'utf8')) as E2eState;
 }

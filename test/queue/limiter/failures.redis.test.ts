@@ -149,11 +149,14 @@ describe('Redis lost in the middle of a run', () => {
 
 		// Run 1 complete.
 		await child.waitFor((event) => event.event === 'paused' && event.run === 1);
-		// Run 2: stop Redis as soon as its first page has reached the API.
+		// Run 2: stop Redis once its first page has reached the API. That page's answer is held back, so
+		// the next page waits for it and Redis is gone before then, however late this test gets there.
+		sandbox.setFaults({ latencyMs: [5000, 5000] });
 		child.send('continue');
 		const deadline = Date.now() + 30_000;
 		while (acceptedEntries(sandbox.log, keyHash).length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
 		await redis.stop();
+		sandbox.setFaults({});
 		const stoppedAt = Date.now();
 		const failed = await child.waitFor((event) => event.event === 'run' && event.run === 2);
 		const sentUntilError = sandbox.log.filter((entry) => entry.keyHash === keyHash).length;

@@ -93,8 +93,9 @@ describe('queue mode: several n8n processes on one API key', () => {
 
 	test('a process killed while it holds the key\'s turn: the others get the turn back within the job expiration', async () => {
 		const settings = SHARED_LIMIT_DEFAULTS;
-		// Answers take 3 s (after the rate check), so the first process is killed with its request in flight.
-		world.sandbox.setFaults({ latencyMs: [3000, 3000] });
+		// Answers take as long as the job expiration (after the rate check), so the first process is killed
+		// with its request in flight however late this test gets to the kill on a busy machine.
+		world.sandbox.setFaults({ latencyMs: [settings.jobExpirationMs, settings.jobExpirationMs] });
 		await new Promise((resolve) => setTimeout(resolve, 1100));
 		world.sandbox.clearLog();
 		const [holder, waiter] = [0, 1].map(() =>
