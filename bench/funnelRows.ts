@@ -19,7 +19,7 @@ import { playBookingActivity } from '../harness/bookingActivity';
 import { createHarness } from '../harness/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
 import { hashKey, sortRequests, startSandbox } from '../sandbox';
-import type { RowResult } from './rows';
+import type { RowResult } from './rowResult';
 
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const HISTORY = 1_000;
