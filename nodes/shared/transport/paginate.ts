@@ -88,18 +88,21 @@ class ItemCollector<T extends ApiItem> {
 	}
 }
 
+/** What one pass reads with and into. */
+interface Pass<T extends ApiItem> {
+	options: PaginateOptions<T>;
+	collector: ItemCollector<T>;
+	perPage: number;
+	/** The first item for which this is true ends the pass (it is not collected). */
+	until?: (item: T) => boolean;
+}
+
 /**
  * One pass from page 1 downward until the end of the list, the limit, or `until` says to stop.
  * Returns the pages read and the first page.
  */
-async function readPass<T extends ApiItem>(
-	ctx: ApiContext,
-	path: string,
-	options: PaginateOptions<T>,
-	collector: ItemCollector<T>,
-	perPage: number,
-	until: ((item: T) => boolean) | undefined,
-): Promise<{ pages: number; first?: PageRead<T> }> {
+async function readPass<T extends ApiItem>(ctx: ApiContext, path: string, pass: Pass<T>): Promise<{ pages: number; first?: PageRead<T> }> {
+	const { options, collector, perPage, until } = pass;
 	const sequence = new PageSequence<T>(ctx, path, { qs: options.qs, perPage, itemIndex: options.itemIndex });
 	let pages = 0;
 	let first: PageRead<T> | undefined;
@@ -128,7 +131,7 @@ export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string,
 		options.limit !== undefined && !options.accept ? Math.min(MAX_PER_PAGE, Math.max(1, options.limit)) : MAX_PER_PAGE;
 	const collector = new ItemCollector<T>(options.accept);
 
-	const main = await readPass(ctx, path, options, collector, perPage, options.stopAt);
+	const main = await readPass(ctx, path, { options, collector, perPage, until: options.stopAt });
 	let calls = main.pages;
 	const serverDate = main.first?.serverDate;
 
@@ -140,7 +143,8 @@ export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string,
 	if (moving && options.limit === undefined && main.pages > 1 && passTop !== undefined) {
 		for (let pass = 0; pass < MAX_CATCH_UP_PASSES; pass++) {
 			const since = passTop as number;
-			const caught = await readPass(ctx, path, options, collector, perPage, (item) => timeOf(moving(item)) < since || (options.stopAt?.(item) ?? false));
+			const until = (item: T) => timeOf(moving(item)) < since || (options.stopAt?.(item) ?? false);
+			const caught = await readPass(ctx, path, { options, collector, perPage, until });
 			calls += caught.pages;
 			// A pass that ended inside its first page read the whole moved region in one answer: done.
 			if (caught.pages === 1) break;

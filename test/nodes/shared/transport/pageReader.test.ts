@@ -47,7 +47,7 @@ describe('readPage / PageSequence', () => {
 	test('one validated page with per_page, total and the Date header', async () => {
 		const list = rows(150);
 		const { ctx, calls } = stubListServer(() => list, { date: () => T0 });
-		const page = await readPage<Row>(ctx, '/api/v1/abandoned-sessions', { form_id: 'x' }, 2, 100);
+		const page = await readPage<Row>(ctx, '/api/v1/abandoned-sessions', { qs: { form_id: 'x' }, page: 2, perPage: 100 });
 		expect(page).toMatchObject({ page: 2, perPage: 100, total: 150, serverDate: T0 });
 		expect(page.items.map((row) => row.id)).toEqual(list.slice(100).map((row) => row.id));
 		expect(calls).toEqual([{ path: '/api/v1/abandoned-sessions', page: 2, perPage: 100 }]);
