@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_PER_PAGE } from '../constants';
+import { LATE_COMMIT_MS, MAX_PER_PAGE } from '../constants';
 import { timestampMs } from '../utils';
 import type { ApiItem, PageRead } from './pageReader';
 import { PageSequence } from './pageReader';
@@ -31,7 +31,9 @@ export interface PaginateOptions<T extends ApiItem> {
 	 * item's sort timestamp. After a multi-page listing, the paginator reads the top of the list again
 	 * for items that moved above the pages already read, so every item that existed when the listing
 	 * began is returned exactly once. Items without a sort time have no place in that order (the API
-	 * may list them first or last): they neither mark the top nor end a pass.
+	 * may list them first or last): they neither mark the top nor end a pass. An item saved while the
+	 * list is read may be stamped a little before the top read first (committed late: LATE_COMMIT_MS),
+	 * so a pass reads that far below the top.
 	 */
 	movesToTopBy?: (item: T) => string | null;
 	/**
@@ -158,7 +160,7 @@ export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string,
 	let since = topOf(main.first, moving);
 	for (let pass = 0; pass < MAX_CATCH_UP_PASSES && since !== undefined; pass++) {
 		const top = since;
-		const until = (item: T) => olderThan(item, top, moving) || (options.stopAt?.(item) ?? false);
+		const until = (item: T) => olderThan(item, top - LATE_COMMIT_MS, moving) || (options.stopAt?.(item) ?? false);
 		const caught = await readPass(ctx, path, { options, collector, perPage, until });
 		calls += caught.pages;
 		// A pass that ended inside its first page read the whole moved region in one answer: done.

@@ -189,3 +189,24 @@ describe('paginate: sessions without a sort time, listed first or last', () => {
 		});
 	}
 });
+
+describe('paginate: a session saved while the list is read, committed late (stamped before the top read first)', () => {
+	test('it is read again from the top: every session once', async () => {
+		// 250 sessions 1 s apart; the top one at T0. After page 1 is read, a session from page 3 is saved,
+		// stamped 2 s before T0 (its write committed late) but visible only now: it lands on page 1,
+		// below the old top, above the pages already read.
+		const list: Row[] = rows(250);
+		const late = 'id-00240';
+		const { ctx, calls } = stubListServer(() => byUpdatedDesc(list), {
+			onRequest: (_call, index) => {
+				if (index === 1) list.find((row) => row.id === late)!.updated_at = iso(T0 - 1500);
+			},
+		});
+		const result = await paginate<Row>(ctx, '/api/v1/abandoned-sessions', { movesToTopBy: (row) => row.updated_at });
+		expect(result.items.map((row) => row.id).sort()).toEqual(list.map((row) => row.id).sort());
+		expect(result.items.find((row) => row.id === late)?.updated_at).toBe(iso(T0 - 1500));
+		// 3 pages; a 4th (it moved from the unread page 3 above, not received when page 3 reached the
+		// total); the top again down to 5 s below the old top, in its first page
+		expect(calls.map((call) => call.page)).toEqual([1, 2, 3, 4, 1]);
+	});
+});
