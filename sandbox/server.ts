@@ -15,8 +15,9 @@
 //      404 not_found for Get request, lists (with session churn and malformed answers if configured).
 // Every response, control routes included, carries a `Date` header from the sandbox clock.
 //
-// The rate limiter works on real arrival times (performance clock), not on the sandbox clock:
-// moving the sandbox clock changes timestamps and the Date header, never the rate budget.
+// The rate limiter works on real arrival times (performance clock, or SandboxOptions.arrivalClock),
+// not on the sandbox clock: moving the sandbox clock changes timestamps and the Date header, never the
+// rate budget.
 
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -85,6 +86,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	const host = opts.host ?? '127.0.0.1';
 	const seed = opts.seed ?? 42;
 	const rateLimit = opts.rateLimit ?? true;
+	const arrivalNow = opts.arrivalClock ?? (() => performance.timeOrigin + performance.now());
 	const minGapMs = opts.minGapMs ?? 1000;
 	const clock = new Clock();
 	const store = new Store({ seed, sizes: opts.sizes, clock, seedEndsAt: opts.recent ? Date.now() - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined });
@@ -264,7 +266,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		// The arrival time is taken after the network latency, synchronously before the checks.
 		const arrive = (): void => {
 			if (closed) return;
-			handleApi(req, res, performance.timeOrigin + performance.now(), url).catch(fail);
+			handleApi(req, res, arrivalNow(), url).catch(fail);
 		};
 		const inFlight = network.next();
 		if (inFlight <= 0) arrive();

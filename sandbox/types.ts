@@ -197,6 +197,13 @@ export interface SandboxOptions {
 	 * rate check).
 	 */
 	latencyMs?: Latency;
+	/**
+	 * The clock of arrival times (ms): what the rate limiter decides on and the log's `at` records.
+	 * Default the performance clock (performance.timeOrigin + performance.now()). A test may give a
+	 * simulated one, set before each request, so that the limiter's decisions do not depend on when the
+	 * machine ran a line.
+	 */
+	arrivalClock?: () => number;
 	/** No console output (the sandbox prints nothing by itself anyway; kept for the CLI). */
 	quiet?: boolean;
 	/**

@@ -24,9 +24,18 @@ function harnessFor(apiKey: string) {
 describe('apiRequest against the sandbox', () => {
 	test('returns the parsed body and the server Date', async () => {
 		const harness = harnessFor(sandbox.keys.demo);
-		const { body, serverDate } = await apiRequest<{ items: unknown[] }>(harness.context(), API_PATHS.forms, { qs: { per_page: 2 } });
-		expect(body.items).toHaveLength(2);
-		expect(Math.abs((serverDate as number) - Date.now())).toBeLessThan(60_000); // the server's clock, not a default
+		sandbox.clock.setOffsetMs(-3 * 86_400_000); // the server's clock, not this process's
+		try {
+			const before = sandbox.clock.now();
+			const { body, serverDate } = await apiRequest<{ items: unknown[] }>(harness.context(), API_PATHS.forms, { qs: { per_page: 2 } });
+			const after = sandbox.clock.now();
+			expect(body.items).toHaveLength(2);
+			// between the sandbox clock before the call and after it (the header has whole seconds)
+			expect(serverDate as number).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+			expect(serverDate as number).toBeLessThanOrEqual(after);
+		} finally {
+			sandbox.clock.setOffsetMs(0);
+		}
 	});
 
 	test('429: waits Retry-After and retries through the limiter until it succeeds', async () => {
