@@ -3,6 +3,8 @@
 // Field order in these interfaces is the order the contract lists them, and the order the
 // sandbox serialises them in.
 
+import type { ChoicesInput, ListName, SandboxChoices } from './choices';
+
 /** Element of a request's `intake_responses`. */
 export interface IntakeResponse {
 	question_id: string;
@@ -213,6 +215,19 @@ export interface SandboxOptions {
 	 * (RECENT_DRAFTS_MINUTES_AGO). Default off: the fixed range 2026-01-01 .. 2026-10-31 UTC the tests rely on.
 	 */
 	recent?: boolean;
+	/**
+	 * Where the contract leaves the server a choice (choices.ts): each setting's default is the unkind
+	 * choice (DEFAULT_CHOICES); `'kind'` starts from KIND_CHOICES instead, and an object overrides some.
+	 */
+	choices?: ChoicesInput | 'kind';
+}
+
+/** The rows of each list. */
+export interface ListRows {
+	requests: BookingRequest[];
+	sessions: Session[];
+	forms: Form[];
+	profiles: BusinessProfile[];
 }
 
 /** A network latency: constant ms, or a [min, max] range; null or 0 for none. */
@@ -332,6 +347,12 @@ export interface Sandbox {
 	latency(): [number, number] | null;
 	/** The live data of the key's workspace (default: the demo key's). */
 	workspace(key?: string): Workspace;
+	/** The contract's open choices now in force (choices.ts). */
+	choices(): SandboxChoices;
+	/** Changes some of them (`'kind'`: all to KIND_CHOICES but `values`); throws on an unknown setting or value. Returns them all. */
+	setChoices(input: ChoicesInput | 'kind'): SandboxChoices;
+	/** The rows of a list in the order its next read answers them (no filter; the choices and the workspace now). */
+	ordered<L extends ListName>(list: L, key?: string): ListRows[L];
 	startSession(input?: StartSessionInput): Session;
 	saveSession(id: string, change?: SaveSessionChange): Session;
 	completeSession(id: string): { session: Session; request: BookingRequest };

@@ -7,9 +7,14 @@ import axios from 'axios';
 import { startSandbox, type BookingRequest, type Sandbox, type Session } from '../../sandbox/index';
 import { ISO_MS, api, control, sleep } from './helpers';
 
+// The activity's own rules, with each write stamped when it becomes visible and sessions without
+// updated_at listed last, so that "on top" is the newest write: late commits and the nulls listed first
+// (the defaults) are choices.test.ts's.
+const STAMPED_WHEN_VISIBLE = { commitLagMs: 0, nulls: 'last' } as const;
+
 let sb: Sandbox;
 beforeAll(async () => {
-	sb = await startSandbox({ rateLimit: false });
+	sb = await startSandbox({ rateLimit: false, choices: STAMPED_WHEN_VISIBLE });
 });
 afterAll(() => sb.close());
 
@@ -131,7 +136,7 @@ describe('customer activity', () => {
 	});
 
 	it('new activity is stamped with the sandbox clock', async () => {
-		const own = await startSandbox({ rateLimit: false });
+		const own = await startSandbox({ rateLimit: false, choices: STAMPED_WHEN_VISIBLE });
 		try {
 			const stampedWithin = (stamp: string | null, at: { before: number; after: number }) => {
 				expect(Date.parse(stamp as string)).toBeGreaterThanOrEqual(at.before);

@@ -251,7 +251,7 @@ describe('sandbox: routing, errors and Get request', () => {
 		}
 	});
 
-	it('invalid UUIDs in the path or in filters -> 400 invalid_request', async () => {
+	it('invalid UUIDs in the path or in filters: 404 not_found by default, 400 or 422 as chosen (the contract does not show it)', async () => {
 		const cases: Array<[string, Record<string, string>]> = [
 			['/api/v1/requests/not-a-uuid', {}],
 			['/api/v1/requests/12345678-1234-1234-1234-12345678901', {}],
@@ -261,17 +261,39 @@ describe('sandbox: routing, errors and Get request', () => {
 			['/api/v1/abandoned-sessions', { form_id: 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz' }],
 			['/api/v1/profiles', { form_id: 'nope' }],
 		];
-		for (const [path, params] of cases) {
-			const r = await api(sb, path, { params });
-			expect([path, r.status, r.data.error]).toEqual([path, 400, 'invalid_request']);
+		const answers: Array<[400 | 404 | 422, string]> = [
+			[404, 'not_found'],
+			[400, 'invalid_request'],
+			[422, 'validation_error'],
+		];
+		expect(sb.choices().invalidUuid).toBe(404);
+		try {
+			for (const [status, error] of answers) {
+				sb.setChoices({ invalidUuid: status });
+				for (const [path, params] of cases) {
+					const r = await api(sb, path, { params });
+					expect([path, r.status, r.data.error]).toEqual([path, status, error]);
+				}
+			}
+		} finally {
+			sb.setChoices({ invalidUuid: 404 });
 		}
 	});
 
-	it('business_profile_id on abandoned sessions is rejected (400: not supported on this endpoint)', async () => {
-		const r = await api(sb, '/api/v1/abandoned-sessions', { params: { business_profile_id: sb.workspace().profiles[0].id } });
-		expect(r.status).toBe(400);
-		expect(r.data.error).toBe('invalid_request');
-		expect(r.data.message).toMatch(/business_profile_id/);
+	it('business_profile_id on abandoned sessions ("not supported"): ignored by default, or rejected with 400', async () => {
+		const params = { business_profile_id: sb.workspace().profiles[0].id, per_page: 5 };
+		const ignored = await api(sb, '/api/v1/abandoned-sessions', { params });
+		expect(ignored.status).toBe(200);
+		expect(ignored.data.pagination.total).toBe(sb.workspace().sessions.length);
+		try {
+			sb.setChoices({ unsupportedFilter: 'error' });
+			const r = await api(sb, '/api/v1/abandoned-sessions', { params });
+			expect(r.status).toBe(400);
+			expect(r.data.error).toBe('invalid_request');
+			expect(r.data.message).toMatch(/business_profile_id/);
+		} finally {
+			sb.setChoices({ unsupportedFilter: 'ignored' });
+		}
 	});
 
 	it('Get request returns the Request itself (no wrapper), equal to its list item', async () => {

@@ -53,6 +53,24 @@ describe('apiRequest against the sandbox', () => {
 		}
 	});
 
+	test.each([
+		['without Retry-After (the contract does not say it can be missing): after 1 s', null, 1000],
+		['with a long Retry-After (3 s): after it', 3, 3000],
+	])('429 %s', async (_name, retryAfterS, waitMs) => {
+		const harness = harnessFor(sandbox.keys.demo);
+		sandbox.setChoices({ retryAfterS });
+		sandbox.setFaults({ every429: 2 });
+		try {
+			const ctx = harness.context();
+			await apiRequest(ctx, API_PATHS.forms);
+			await apiRequest(ctx, API_PATHS.forms);
+		} finally {
+			sandbox.setChoices({ retryAfterS: 1 });
+		}
+		expect(sandbox.log.map((entry) => entry.status)).toEqual([200, 429, 200]);
+		expect(sandbox.log[2].at - sandbox.log[1].at).toBeGreaterThanOrEqual(waitMs);
+	});
+
 	test('429 on every call: retried (slower and slower) until no request of the key was accepted for the stall time, then a clear error', async () => {
 		// A fresh key: its first request is refused, so someone else must be using it (contention).
 		const harness = harnessFor(sandbox.keys.second);
