@@ -9,7 +9,7 @@ import { createHarness } from '../harness/inProcessN8n';
 import type { PollState } from '../harness/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
 import { hashKey, startSandbox, type Latency } from '../sandbox';
-import { includeRequestRow } from './funnelRows';
+import { includeRequestRow, sessionsReturnAllRow } from './funnelRows';
 import type { RowResult } from './rowResult';
 
 export type { RowResult } from './rowResult';
@@ -143,7 +143,13 @@ export async function runRow(name: string, arg: number): Promise<RowResult[]> {
 		case 'trigger':
 			return await triggerPolls(arg);
 		case 'include':
-			return [await includeRequestRow(arg)];
+			return [await includeRequestRow(arg, 'first')];
+		case 'includeNullsLast':
+			return [await includeRequestRow(arg, 'last')];
+		case 'sessions':
+			return [await sessionsReturnAllRow(arg, 'first')];
+		case 'sessionsNullsLast':
+			return [await sessionsReturnAllRow(arg, 'last')];
 		default:
 			throw new Error(`unknown row ${name}`);
 	}
