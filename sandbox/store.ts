@@ -265,14 +265,18 @@ export class Store {
 
 	/**
 	 * Timestamp of a write, which becomes visible now. With a commit lag (choices.commitLagMs) it was
-	 * stamped that long ago: it may land below rows already visible, or share their millisecond.
-	 * Without one, the sandbox clock, made strictly increasing over consecutive activity (+1 ms on a
-	 * same-millisecond collision) so the latest save is always on top; a clock moved back by a second or
-	 * more is followed as is.
+	 * stamped that long ago: it may land below rows already visible, or share their millisecond; but
+	 * never before the stamps `after` of what it follows (the row's earlier writes, the draft a booking
+	 * comes from), which it could only start once they were visible. Without a lag, the sandbox clock,
+	 * made strictly increasing over consecutive activity (+1 ms on a same-millisecond collision) so the
+	 * latest save is always on top; a clock moved back by a second or more is followed as is.
 	 */
-	stamp(): number {
+	stamp(...after: Array<string | null>): number {
 		this.version++;
-		if (!this.lag.none) return this.clock.now() - this.lag.next();
+		if (!this.lag.none) {
+			const earliest = Math.max(...after.map((at) => (at === null ? -Infinity : Date.parse(at))));
+			return Math.max(this.clock.now() - this.lag.next(), earliest);
+		}
 		let t = this.clock.now();
 		if (t <= this.lastStamp && this.lastStamp - t < 1000) t = this.lastStamp + 1;
 		this.lastStamp = t;
@@ -393,7 +397,7 @@ export class Store {
 		}
 		session.step = step;
 		session.data = data;
-		session.updated_at = iso(this.stamp());
+		session.updated_at = iso(this.stamp(session.created_at, session.updated_at));
 		this.wrote(session);
 		return session;
 	}
@@ -407,7 +411,7 @@ export class Store {
 		const gen = makePerson(this.rng);
 		const c = d.contact ?? {};
 		const addr = makeAddress(this.rng);
-		const t = this.stamp();
+		const t = this.stamp(session.created_at, session.updated_at);
 		const request = makeRequest(
 			this.rng,
 			{ ws, form, profileId: routeProfile(this.rng, ws, form) },
@@ -425,7 +429,7 @@ export class Store {
 		ws.requests.push(request);
 		session.request_id = request.id;
 		// one commit in the contract's words, two rows here: with a commit lag each has its own stamp
-		if (this.choiceSet.completionTouchesSession) session.updated_at = iso(this.lag.none ? t : this.stamp());
+		if (this.choiceSet.completionTouchesSession) session.updated_at = iso(this.lag.none ? t : this.stamp(session.created_at, session.updated_at));
 		this.wrote(request, session);
 		return { session, request };
 	}
@@ -509,7 +513,7 @@ export class Store {
 		const request = this.findRequest(id);
 		const allowed = new Set(['status', 'lead_status', 'internal_notes', 'completed_at', 'first_name', 'last_name', 'email', 'phone', 'updatedAt']);
 		for (const key of Object.keys(change)) if (!allowed.has(key)) throw new Error(`updateRequest: ${key} cannot be changed`);
-		const t = this.stamp();
+		const t = this.stamp(request.created_at, request.updated_at);
 		for (const key of ['status', 'lead_status', 'first_name', 'last_name', 'email', 'phone'] as const) {
 			const value = change[key];
 			if (value === undefined) continue;

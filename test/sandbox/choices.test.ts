@@ -155,6 +155,21 @@ describe('commitLagMs: writes stamped before they become visible', () => {
 		for (const { session, request } of completions) expect(Math.abs(Date.parse(session.updated_at as string) - Date.parse(request.created_at))).toBeLessThanOrEqual(2000);
 	});
 
+	it('never before what a write follows: a save not before the session\'s earlier stamps, a booking not before its draft\'s last save', () => {
+		sb.setChoices({ commitLagMs: [0, 2000] });
+		for (let i = 0; i < 30; i++) {
+			const draft = sb.startSession();
+			const created = draft.created_at as string;
+			const saved = sb.saveSession(draft.id).updated_at as string;
+			expect(saved >= created).toBe(true);
+			const { session, request } = sb.completeSession(draft.id);
+			expect(request.created_at >= saved).toBe(true);
+			expect((session.updated_at as string) >= saved).toBe(true);
+			const changed = sb.updateRequest(request.id, { status: 'pending' });
+			expect((changed.updated_at as string) >= request.created_at).toBe(true);
+		}
+	});
+
 	it('0 (kind): each write stamped when it is visible, strictly after the one before', () => {
 		sb.setChoices({ commitLagMs: 0 });
 		const drafts = Array.from({ length: 20 }, () => sb.startSession());
