@@ -9,24 +9,10 @@ import { createHarness } from '../harness/inProcessN8n';
 import type { PollState } from '../harness/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
 import { hashKey, startSandbox, type Latency } from '../sandbox';
-import { includeRequestRow } from './funnelRows';
+import { includeRequestRow, sessionsReturnAllRow } from './funnelRows';
+import type { RowResult } from './rowResult';
 
-export interface RowResult {
-	row: string;
-	items: number;
-	calls: number;
-	/** ceil(N/100): the fewest calls the contract allows. */
-	minCalls: number;
-	seconds: number;
-	/** ceil(N/100) - 1: the least time the contract allows (the first call is free). */
-	minSeconds: number;
-	rateLimited: number;
-	minGapMs: number | null;
-	peakRssMb: number;
-	/** Peer rows: this node's seconds ÷ the HTTP Request node's in the same n8n, latency and run. */
-	vsHttpNode?: number;
-	note?: string;
-}
+export type { RowResult } from './rowResult';
 
 const ceil100 = (n: number) => Math.ceil(n / 100);
 
@@ -157,7 +143,13 @@ export async function runRow(name: string, arg: number): Promise<RowResult[]> {
 		case 'trigger':
 			return await triggerPolls(arg);
 		case 'include':
-			return [await includeRequestRow(arg)];
+			return [await includeRequestRow(arg, 'first')];
+		case 'includeNullsLast':
+			return [await includeRequestRow(arg, 'last')];
+		case 'sessions':
+			return [await sessionsReturnAllRow(arg, 'first')];
+		case 'sessionsNullsLast':
+			return [await sessionsReturnAllRow(arg, 'last')];
 		default:
 			throw new Error(`unknown row ${name}`);
 	}

@@ -98,7 +98,17 @@ async function main() {
 			],
 		],
 		// Issue 35: Get Many sessions with Include Booking Request (the join of sessions to requests).
-		['funnel', [['bench/row-main.ts', ['include', '1000']], ['bench/row-main.ts', ['include', String(large)]]]],
+		// Issue 40: the same with sessions that have no updated_at, sorted first and last by the sandbox.
+		[
+			'funnel',
+			[
+				['bench/row-main.ts', ['sessions', '600']],
+				['bench/row-main.ts', ['sessionsNullsLast', '600']],
+				['bench/row-main.ts', ['include', '1000']],
+				['bench/row-main.ts', ['includeNullsLast', '1000']],
+				['bench/row-main.ts', ['include', String(large)]],
+			],
+		],
 		// Issues 14 and 27: the same Return All at the server's arrival times, per network latency
 		// (cold, warm and a scheduled run of an idle key).
 		['pacing', ['0', '100', '250', '500', '80-320', '40-900'].map((latency) => ['bench/pacingRows.ts', ['latency', latency, '1000']] as [string, string[]])],

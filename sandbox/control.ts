@@ -31,13 +31,30 @@
 //   GET  /__sandbox/clock                     { now, offsetMs }
 //   POST /__sandbox/clock                     body: { advanceMs } or { offsetMs } -> { now, offsetMs }
 //   GET  /__sandbox/workspace?key=            the live data of that key's workspace (default demo)
+//   GET  /__sandbox/choices                   where the contract leaves a choice, what the sandbox does (choices.ts)
+//   POST /__sandbox/choices                   body: some settings, or { "kind": true } -> all of them
 // Errors: 400 invalid_request (bad input), 404 not_found (unknown route, session, key or form),
 // 405 method_not_allowed.
 
 import type { IncomingMessage } from 'node:http';
+import { applyChoices, type ChoicesInput, type ListOrder } from './choices';
 import { asRequestFields, CONTACT_NAMES, ContactError, splitContact } from './contact';
 import { sortRequests, sortSessions } from './store';
 import type { FaultOptions, Latency, RequestChange, Sandbox, Session, SessionContact, Workspace } from './types';
+
+/** By time, rows without one last, ties by id: whatever the API's choices. */
+const BY_TIME: ListOrder = { nulls: 'last', ties: 'id' };
+
+/**
+ * The control routes' "newest" and "most recently active": the rows the customer activity wrote last
+ * first (with a commit lag their timestamps do not tell), then the seeded rows by time.
+ */
+function recentFirst<T extends { id: string }>(ctx: ControlContext, sorted: T[]): T[] {
+	return sorted
+		.map((row, index) => ({ row, index, written: ctx.writtenAt(row.id) }))
+		.sort((a, b) => b.written - a.written || a.index - b.index)
+		.map(({ row }) => row);
+}
 
 export interface ControlContext {
 	sandbox: Sandbox;
@@ -47,6 +64,8 @@ export interface ControlContext {
 	faults(): FaultOptions;
 	latency(): [number, number] | null;
 	clockOffsetMs(): number;
+	/** When the customer activity last wrote a row (0: never; higher is later). */
+	writtenAt(id: string): number;
 }
 
 export interface ControlAnswer {
@@ -139,8 +158,8 @@ function limitOf(query: Record<string, string>): number {
 }
 
 /** The most recently active session still abandoned (`newest` in a session route). */
-function newestAbandoned(ws: Workspace): Session {
-	const session = sortSessions(ws.sessions.filter((s) => s.request_id === null))[0];
+function newestAbandoned(ctx: ControlContext, ws: Workspace): Session {
+	const session = recentFirst(ctx, sortSessions(ws.sessions.filter((s) => s.request_id === null), BY_TIME))[0];
 	if (!session) throw new ControlError(404, 'not_found', 'no abandoned session in this workspace');
 	return session;
 }
@@ -156,10 +175,10 @@ export async function handleControl(
 	const p = path.replace(/\/+$/, '');
 	const ok = (body: unknown): ControlAnswer => ({ status: 200, body });
 	const ws = () => sb.workspace(query.key);
-	const sessionId = (raw: string) => (raw === 'newest' ? newestAbandoned(ws()).id : decodeURIComponent(raw));
+	const sessionId = (raw: string) => (raw === 'newest' ? newestAbandoned(ctx, ws()).id : decodeURIComponent(raw));
 	const requestId = (raw: string) => {
 		if (raw !== 'newest') return decodeURIComponent(raw);
-		const request = sortRequests(ws().requests)[0];
+		const request = recentFirst(ctx, sortRequests(ws().requests, BY_TIME))[0];
 		if (!request) throw new ControlError(404, 'not_found', 'no request in this workspace');
 		return request.id;
 	};
@@ -178,8 +197,26 @@ export async function handleControl(
 					minGapMs: ctx.minGapMs,
 					latencyMs: ctx.latency(),
 					faults: ctx.faults(),
+					choices: sb.choices(),
 					clock: { now: sb.clock.now(), offsetMs: ctx.clockOffsetMs() },
 				}),
+		},
+		{ method: 'GET', pattern: /^\/__sandbox\/choices$/, run: () => ok(sb.choices()) },
+		{
+			method: 'POST',
+			pattern: /^\/__sandbox\/choices$/,
+			run: async () => {
+				const body = await readJsonBody(req);
+				const { kind, ...settings } = body;
+				if (kind !== undefined && kind !== true) throw new ControlError(400, 'invalid_request', 'kind must be true (all kind choices)');
+				try {
+					applyChoices(sb.choices(), settings); // refused before anything changes
+					if (kind === true) sb.setChoices('kind');
+					return ok(sb.setChoices(settings as ChoicesInput));
+				} catch (e) {
+					throw new ControlError(400, 'invalid_request', (e as Error).message);
+				}
+			},
 		},
 		{ method: 'GET', pattern: /^\/__sandbox\/log$/, run: () => ok(sb.log) },
 		{
@@ -311,7 +348,7 @@ export async function handleControl(
 			method: 'GET',
 			pattern: /^\/__sandbox\/requests$/,
 			run: () => {
-				const requests = sortRequests(ws().requests);
+				const requests = recentFirst(ctx, sortRequests(ws().requests, BY_TIME));
 				return ok({
 					total: requests.length,
 					items: requests.slice(0, limitOf(query)).map(({ id, first_name, last_name, email, phone, status, lead_status, created_at, updated_at }) => ({
@@ -334,7 +371,8 @@ export async function handleControl(
 			run: () => {
 				const status = query.status;
 				if (status !== undefined && status !== 'abandoned' && status !== 'completed') throw new ControlError(400, 'invalid_request', 'status must be abandoned or completed');
-				const sessions = sortSessions(ws().sessions.filter((s) => status === undefined || (status === 'abandoned') === (s.request_id === null)));
+				const matching = ws().sessions.filter((s) => status === undefined || (status === 'abandoned') === (s.request_id === null));
+				const sessions = recentFirst(ctx, sortSessions(matching, BY_TIME));
 				return ok({
 					total: sessions.length,
 					items: sessions.slice(0, limitOf(query)).map(({ id, form_id, step, data, request_id, created_at, updated_at }) => ({

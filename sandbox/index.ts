@@ -3,6 +3,7 @@
 export { startSandbox } from './server';
 export type {
 	BookingRequest,
+	ListRows,
 	BusinessProfile,
 	FaultOptions,
 	Form,
@@ -28,4 +29,6 @@ export type {
 } from './types';
 export { MAX_PER_PAGE, UUID_RE, hashKey, sortDefaultFirst, sortRequests, sortSessions } from './store';
 export { MALFORMED_KINDS, normaliseLatency } from './faults';
+export { DEFAULT_CHOICES, KIND_CHOICES } from './choices';
+export type { ChoicesInput, ListName, ListOrder, SandboxChoices } from './choices';
 export { KEY_PATTERN } from './seed';

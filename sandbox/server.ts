@@ -15,17 +15,19 @@
 //      404 not_found for Get request, lists (with session churn and malformed answers if configured).
 // Every response, control routes included, carries a `Date` header from the sandbox clock.
 //
-// The rate limiter works on real arrival times (performance clock), not on the sandbox clock:
-// moving the sandbox clock changes timestamps and the Date header, never the rate budget.
+// The rate limiter works on real arrival times (performance clock, or SandboxOptions.arrivalClock),
+// not on the sandbox clock: moving the sandbox clock changes timestamps and the Date header, never the
+// rate budget.
 
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { applyChoices, DEFAULT_CHOICES, KIND_CHOICES, type ChoicesInput, type ListName, type SandboxChoices } from './choices';
 import { handleControl } from './control';
 import { Faults, NetworkLatency, malformListAnswer, type Answer } from './faults';
 import { KEY_PATTERN } from './seed';
-import { ApiError, Clock, Store, hashKey, type ListResult } from './store';
-import type { FaultOptions, RequestLogEntry, Sandbox, SandboxOptions, SandboxStats, Workspace } from './types';
+import { ApiError, Clock, Store, hashKey, sortDefaultFirst, sortRequests, sortSessions, type ListResult } from './store';
+import type { FaultOptions, ListRows, RequestLogEntry, Sandbox, SandboxOptions, SandboxStats, Workspace } from './types';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -45,7 +47,18 @@ function errorAnswer(status: number, error: string, message: string, headers: Re
 	return jsonAnswer(status, { error, message }, headers);
 }
 
-const RATE_LIMIT_HEADERS = { 'Retry-After': '1', 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0' };
+/** The headers of a 429: Retry-After as choices.retryAfterS says (left out when null). */
+function rateLimitHeaders(retryAfterS: number | null): Record<string, string> {
+	const limit = { 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0' };
+	return retryAfterS === null ? limit : { 'Retry-After': String(retryAfterS), ...limit };
+}
+
+/** Choices from a start option or a control body: `'kind'` (keeping `values`, fixed at start), or settings over `base`. */
+export function choicesFrom(base: SandboxChoices, input: ChoicesInput | 'kind' | undefined): SandboxChoices {
+	if (input === undefined) return base;
+	if (input === 'kind') return { ...KIND_CHOICES, maxPerPage: { ...KIND_CHOICES.maxPerPage }, values: base.values };
+	return applyChoices(base, input);
+}
 
 /** First value of each query parameter. */
 function queryRecord(params: URLSearchParams): Record<string, string> {
@@ -67,7 +80,6 @@ function urlHost(host: string): string {
 	return host.includes(':') ? `[${host}]` : host;
 }
 
-type ListName = 'requests' | 'sessions' | 'forms' | 'profiles';
 const LIST_PATHS: Record<string, ListName> = {
 	'/api/v1/requests': 'requests',
 	'/api/v1/abandoned-sessions': 'sessions',
@@ -85,10 +97,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	const host = opts.host ?? '127.0.0.1';
 	const seed = opts.seed ?? 42;
 	const rateLimit = opts.rateLimit ?? true;
+	const arrivalNow = opts.arrivalClock ?? (() => performance.timeOrigin + performance.now());
 	const minGapMs = opts.minGapMs ?? 1000;
 	const clock = new Clock();
+	const startChoices = opts.choices === 'kind' ? KIND_CHOICES : choicesFrom(DEFAULT_CHOICES, opts.choices);
 	const recentAt = opts.recentAt ?? Date.now();
-	const store = new Store({ seed, sizes: opts.sizes, clock, seedEndsAt: opts.recent ? recentAt - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined });
+	const store = new Store({ seed, sizes: opts.sizes, clock, choices: startChoices, seedEndsAt: opts.recent ? recentAt - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined });
 	if (opts.recent) store.leftRecently(RECENT_DRAFTS_MINUTES_AGO, recentAt);
 	const faults = new Faults(seed);
 	const network = new NetworkLatency(seed, opts.latencyMs);
@@ -207,7 +221,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		if (rateLimit && st.lastAcceptedAt !== null && at - st.lastAcceptedAt < minGapMs) {
 			st.rateLimited++;
 			await delay(faults.latency());
-			answer(res, entry, st, errorAnswer(429, 'rate_limited', 'Rate limit exceeded: 1 request per second per API key', RATE_LIMIT_HEADERS), true);
+			answer(res, entry, st, errorAnswer(429, 'rate_limited', 'Rate limit exceeded: 1 request per second per API key', rateLimitHeaders(store.choices.retryAfterS)), true);
 			return;
 		}
 		if (st.lastAcceptedAt !== null) {
@@ -230,7 +244,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			entry.fault = fault;
 			const a =
 				fault === 'always429' || fault === 'every429'
-					? errorAnswer(429, 'rate_limited', 'Rate limit exceeded (injected)', RATE_LIMIT_HEADERS)
+					? errorAnswer(429, 'rate_limited', 'Rate limit exceeded (injected)', rateLimitHeaders(store.choices.retryAfterS))
 					: errorAnswer(500, 'internal_server_error', 'Internal server error (injected)');
 			answer(res, entry, st, a);
 			return;
@@ -265,7 +279,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		// The arrival time is taken after the network latency, synchronously before the checks.
 		const arrive = (): void => {
 			if (closed) return;
-			handleApi(req, res, performance.timeOrigin + performance.now(), url).catch(fail);
+			handleApi(req, res, arrivalNow(), url).catch(fail);
 		};
 		const inFlight = network.next();
 		if (inFlight <= 0) arrive();
@@ -297,6 +311,22 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		setLatency: (latency) => network.set(latency),
 		latency: () => network.current(),
 		workspace: (key?: string) => store.workspace(key),
+		choices: () => store.choices,
+		setChoices: (input) => {
+			store.setChoices(choicesFrom(store.choices, input));
+			return store.choices;
+		},
+		ordered: <L extends ListName>(list: L, key?: string): ListRows[L] => {
+			const ws = store.workspace(key);
+			const order = store.order;
+			const rows = {
+				requests: () => sortRequests(ws.requests, order),
+				sessions: () => sortSessions(ws.sessions, order),
+				forms: () => sortDefaultFirst(ws.forms, order),
+				profiles: () => sortDefaultFirst(ws.profiles, order),
+			};
+			return rows[list]() as ListRows[L];
+		},
 		startSession: (input) => store.startSession(input),
 		saveSession: (id, change) => store.saveSession(id, change),
 		completeSession: (id) => store.completeSession(id),
@@ -332,6 +362,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		faults: () => faults.current(),
 		latency: () => network.current(),
 		clockOffsetMs: () => clock.offsetMs(),
+		writtenAt: (id: string) => store.writtenAt(id),
 	};
 	return sandbox;
 }

@@ -3,6 +3,7 @@
 // clients read it.
 
 import { createHash } from 'node:crypto';
+import { CommitLag, DEFAULT_CHOICES, descending, tieOrder, type ListOrder, type SandboxChoices } from './choices';
 import {
 	DEFAULT_SIZES,
 	OTHER_SIZES,
@@ -25,6 +26,7 @@ import {
 	shiftWorkspace,
 	sourceRecentSessions,
 } from './seed';
+import { openValues } from './openValues';
 import type {
 	BookingRequest,
 	BookWithoutDraftInput,
@@ -109,45 +111,54 @@ export function parsePage(raw: string | undefined): number {
 /** per_page: default 25; missing, zero, negative or non-numeric -> 25; above max -> max. */
 export function parsePerPage(raw: string | undefined, max: number): number {
 	const n = intParam(raw);
-	if (n === null || n < 1) return 25;
+	if (n === null || n < 1) return Math.min(25, max);
 	return Math.min(n, max);
 }
 
-/** Max per_page of each list. Profiles: the contract does not say; the sandbox clamps at 50 so clients must trust pagination.per_page. */
-export const MAX_PER_PAGE = { requests: 100, sessions: 100, forms: 100, profiles: 50 } as const;
+/**
+ * Max per_page of each list with the default choices (choices.maxPerPage): 100 where the contract says
+ * so; profiles, where it does not say, 50, so clients must trust pagination.per_page.
+ */
+export const MAX_PER_PAGE = DEFAULT_CHOICES.maxPerPage;
 
-/** A uuid filter: absent -> undefined; present but not a UUID (empty included) -> 400 invalid_request. */
-export function uuidParam(query: Record<string, string>, name: string): string | undefined {
+/** The error of an invalid UUID, with the status choices.invalidUuid picks (the contract does not show it). */
+export function invalidUuidError(status: SandboxChoices['invalidUuid'], what: string): ApiError {
+	if (status === 404) return new ApiError(404, 'not_found', `${what} not found`);
+	if (status === 422) return new ApiError(422, 'validation_error', `${what} must be a valid UUID`);
+	return new ApiError(400, 'invalid_request', `${what} must be a valid UUID`);
+}
+
+/** A uuid filter: absent -> undefined; present but not a UUID (empty included) -> the invalid-UUID answer. */
+export function uuidParam(query: Record<string, string>, name: string, invalid: SandboxChoices['invalidUuid'] = 400): string | undefined {
 	const v = query[name];
 	if (v === undefined) return undefined;
-	if (!UUID_RE.test(v)) throw new ApiError(400, 'invalid_request', `${name} must be a valid UUID`);
+	if (!UUID_RE.test(v)) throw invalidUuidError(invalid, name);
 	return v.toLowerCase();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Ordering
 
-/** Descending on ISO timestamps (they sort as strings), nulls last. */
-function descNullsLast(a: string | null, b: string | null): number {
-	if (a === b) return 0;
-	if (a === null) return 1;
-	if (b === null) return -1;
-	return a < b ? 1 : -1;
+/** The order of the default choices (nulls first, ties in a fixed order unrelated to the ids). */
+const DEFAULT_ORDER: ListOrder = { nulls: DEFAULT_CHOICES.nulls, ties: DEFAULT_CHOICES.ties };
+
+/** Requests: newest first by created_at (never null in the contract), ties as `order.ties` says. */
+export function sortRequests(list: BookingRequest[], order: ListOrder = DEFAULT_ORDER): BookingRequest[] {
+	const time = descending(order);
+	const tie = tieOrder(order);
+	return [...list].sort((a, b) => time(a.created_at, b.created_at) || tie(a, b));
 }
-function idDesc(a: { id: string }, b: { id: string }): number {
-	return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+/** Sessions: most recently active first by updated_at, null updated_at where `order.nulls` says, ties as `order.ties` says. */
+export function sortSessions(list: Session[], order: ListOrder = DEFAULT_ORDER): Session[] {
+	const time = descending(order);
+	const tie = tieOrder(order);
+	return [...list].sort((a, b) => time(a.updated_at, b.updated_at) || tie(a, b));
 }
-/** Requests: newest first by created_at, ties by id descending. */
-export function sortRequests(list: BookingRequest[]): BookingRequest[] {
-	return [...list].sort((a, b) => descNullsLast(a.created_at, b.created_at) || idDesc(a, b));
-}
-/** Sessions: most recently active first by updated_at, null updated_at last, ties by id descending. */
-export function sortSessions(list: Session[]): Session[] {
-	return [...list].sort((a, b) => descNullsLast(a.updated_at, b.updated_at) || idDesc(a, b));
-}
-/** Forms and profiles: the default first, then newest created_at first (null last), ties by id descending. */
-export function sortDefaultFirst<T extends { id: string; is_default: boolean; created_at: string | null }>(list: T[]): T[] {
-	return [...list].sort((a, b) => Number(b.is_default) - Number(a.is_default) || descNullsLast(a.created_at, b.created_at) || idDesc(a, b));
+/** Forms and profiles: the default first, then newest created_at first (nulls and ties as `order` says). */
+export function sortDefaultFirst<T extends { id: string; is_default: boolean; created_at: string | null }>(list: T[], order: ListOrder = DEFAULT_ORDER): T[] {
+	const time = descending(order);
+	const tie = tieOrder(order);
+	return [...list].sort((a, b) => Number(b.is_default) - Number(a.is_default) || time(a.created_at, b.created_at) || tie(a, b));
 }
 
 export interface ListResult<T> {
@@ -159,9 +170,9 @@ export interface ListResult<T> {
 	items: T[];
 }
 
-export function paginate<T>(sorted: T[], query: Record<string, string>, max: number): ListResult<T> {
+export function paginate<T>(sorted: T[], query: Record<string, string>, max: number, perPageOf = parsePerPage): ListResult<T> {
 	const page = parsePage(query.page);
-	const perPage = parsePerPage(query.per_page, max);
+	const perPage = perPageOf(query.per_page, max);
 	const start = (page - 1) * perPage;
 	const items = start < sorted.length ? sorted.slice(start, start + perPage) : [];
 	return { sorted, page, perPage, total: sorted.length, items };
@@ -176,6 +187,8 @@ export interface StoreOptions {
 	clock: Clock;
 	/** The seeded data moved in time so that its range ends at this moment (ms): see SandboxOptions.recent. */
 	seedEndsAt?: number;
+	/** The contract's open choices (choices.ts; default DEFAULT_CHOICES). */
+	choices?: SandboxChoices;
 }
 
 export class Store {
@@ -187,13 +200,22 @@ export class Store {
 	private readonly rng: Rng;
 	private readonly clock: Clock;
 	private lastStamp = 0;
+	private choiceSet: SandboxChoices;
+	private readonly lag: CommitLag;
+	/** Counts the writes: `reshuffled` ties are drawn again when it moves. */
+	private version = 0;
+	/** The write that made each new request, or last made each session active (control routes' "newest"). */
+	private readonly written = new Map<string, number>();
 
 	constructor(opts: StoreOptions) {
 		const seed = opts.seed >>> 0;
 		this.clock = opts.clock;
+		this.choiceSet = opts.choices ?? DEFAULT_CHOICES;
+		this.lag = new CommitLag(seed, this.choiceSet.commitLagMs);
 		this.keys = makeKeys(seed);
 		this.demo = seedWorkspace(seed, { ...DEFAULT_SIZES, ...(opts.sizes ?? {}) }, 'Demo Workspace');
 		this.other = seedWorkspace((seed ^ 0x9e3779b9) >>> 0, OTHER_SIZES, 'Other Workspace');
+		if (this.choiceSet.values === 'open') for (const ws of [this.demo, this.other]) openValues(ws);
 		if (opts.seedEndsAt !== undefined) {
 			shiftWorkspace(this.demo, opts.seedEndsAt - SEED_RANGE_END);
 			shiftWorkspace(this.other, opts.seedEndsAt - SEED_RANGE_END);
@@ -205,6 +227,34 @@ export class Store {
 		this.keyToWs.set(this.keys.revoked, this.demo);
 		this.keyToWs.set(this.keys.other, this.other);
 		this.revoked.add(this.keys.revoked);
+	}
+
+	get choices(): SandboxChoices {
+		return this.choiceSet;
+	}
+
+	/** New choices (choices.ts applyChoices); `values` shapes the seeded data, so it is chosen at start only. */
+	setChoices(next: SandboxChoices): void {
+		if (next.values !== this.choiceSet.values) throw new Error('choices.values shapes the seeded data: choose it when the sandbox starts');
+		if (JSON.stringify(next.commitLagMs) !== JSON.stringify(this.choiceSet.commitLagMs)) this.lag.set(next.commitLagMs);
+		this.choiceSet = next;
+	}
+
+	/**
+	 * When the customer activity last wrote this row (a request made, a session started, saved or
+	 * completed): higher is later; 0 for a seeded row. With a commit lag the timestamps do not tell.
+	 */
+	writtenAt(id: string): number {
+		return this.written.get(id) ?? 0;
+	}
+
+	private wrote(...rows: Array<{ id: string }>): void {
+		for (const row of rows) this.written.set(row.id, this.version);
+	}
+
+	/** How the lists order their rows now (the choices, and the version reshuffled ties follow). */
+	get order(): ListOrder {
+		return { nulls: this.choiceSet.nulls, ties: this.choiceSet.ties, version: this.version };
 	}
 
 	/** Workspace of a key (for auth): undefined when unknown. Revocation is checked separately. */
@@ -228,11 +278,19 @@ export class Store {
 	}
 
 	/**
-	 * Timestamp of new activity: the sandbox clock, made strictly increasing over consecutive
-	 * activity (+1 ms on a same-millisecond collision) so the latest save is always on top. A clock
-	 * moved back by a second or more is followed as is.
+	 * Timestamp of a write, which becomes visible now. With a commit lag (choices.commitLagMs) it was
+	 * stamped that long ago: it may land below rows already visible, or share their millisecond; but
+	 * never before the stamps `after` of what it follows (the row's earlier writes, the draft a booking
+	 * comes from), which it could only start once they were visible. Without a lag, the sandbox clock,
+	 * made strictly increasing over consecutive activity (+1 ms on a same-millisecond collision) so the
+	 * latest save is always on top; a clock moved back by a second or more is followed as is.
 	 */
-	stamp(): number {
+	stamp(...after: Array<string | null>): number {
+		this.version++;
+		if (!this.lag.none) {
+			const earliest = Math.max(...after.map((at) => (at === null ? -Infinity : Date.parse(at))));
+			return Math.max(this.clock.now() - this.lag.next(), earliest);
+		}
 		let t = this.clock.now();
 		if (t <= this.lastStamp && this.lastStamp - t < 1000) t = this.lastStamp + 1;
 		this.lastStamp = t;
@@ -241,17 +299,21 @@ export class Store {
 
 	// --- lists ------------------------------------------------------------------------------
 
+	private uuid(query: Record<string, string>, name: string): string | undefined {
+		return uuidParam(query, name, this.choiceSet.invalidUuid);
+	}
+
 	listRequests(ws: Workspace, query: Record<string, string>): ListResult<BookingRequest> {
-		const formId = uuidParam(query, 'form_id');
-		const profileId = uuidParam(query, 'business_profile_id');
+		const formId = this.uuid(query, 'form_id');
+		const profileId = this.uuid(query, 'business_profile_id');
 		const matching = ws.requests.filter(
 			(r) => (formId === undefined || r.form_id === formId) && (profileId === undefined || r.business_profile_id === profileId),
 		);
-		return paginate(sortRequests(matching), query, MAX_PER_PAGE.requests);
+		return paginate(sortRequests(matching, this.order), query, this.choiceSet.maxPerPage.requests);
 	}
 
 	getRequest(ws: Workspace, id: string): BookingRequest {
-		if (!UUID_RE.test(id)) throw new ApiError(400, 'invalid_request', 'id must be a valid UUID');
+		if (!UUID_RE.test(id)) throw invalidUuidError(this.choiceSet.invalidUuid, 'id');
 		const lower = id.toLowerCase();
 		const r = ws.requests.find((x) => x.id === lower);
 		if (!r) throw new ApiError(404, 'not_found', 'Request not found');
@@ -259,26 +321,31 @@ export class Store {
 	}
 
 	/**
-	 * business_profile_id is not supported on this endpoint (contract). Sandbox choice: 400
-	 * invalid_request rather than silently ignoring it, so a client that sends it finds out.
+	 * business_profile_id is not supported on this endpoint (contract), not said how: 400
+	 * invalid_request, or ignored (choices.unsupportedFilter: every session is listed).
 	 */
 	listSessions(ws: Workspace, query: Record<string, string>): ListResult<Session> {
-		if (query.business_profile_id !== undefined) {
+		if (query.business_profile_id !== undefined && this.choiceSet.unsupportedFilter === 'error') {
 			throw new ApiError(400, 'invalid_request', 'business_profile_id is not supported on this endpoint');
 		}
-		const formId = uuidParam(query, 'form_id');
+		const formId = this.uuid(query, 'form_id');
 		const matching = ws.sessions.filter((s) => formId === undefined || s.form_id === formId);
-		return paginate(sortSessions(matching), query, MAX_PER_PAGE.sessions);
+		return paginate(sortSessions(matching, this.order), query, this.choiceSet.maxPerPage.sessions);
 	}
 
 	listForms(ws: Workspace, query: Record<string, string>): ListResult<Form> {
-		return paginate(sortDefaultFirst(ws.forms), query, MAX_PER_PAGE.forms);
+		return paginate(sortDefaultFirst(ws.forms, this.order), query, this.choiceSet.maxPerPage.forms);
 	}
 
+	/** Profiles: a non-numeric per_page (not shown) uses the default or is refused (choices.profilesBadPerPage). */
 	listProfiles(ws: Workspace, query: Record<string, string>): ListResult<BusinessProfile> {
-		const formId = uuidParam(query, 'form_id');
+		const formId = this.uuid(query, 'form_id');
 		const matching = ws.profiles.filter((p) => formId === undefined || p.form_id === formId);
-		return paginate(sortDefaultFirst(matching), query, MAX_PER_PAGE.profiles);
+		const raw = query.per_page;
+		if (this.choiceSet.profilesBadPerPage === 'error' && raw !== undefined && intParam(raw) === null) {
+			throw new ApiError(400, 'invalid_request', 'per_page must be a whole number');
+		}
+		return paginate(sortDefaultFirst(matching, this.order), query, this.choiceSet.maxPerPage.profiles);
 	}
 
 	// --- activity ---------------------------------------------------------------------------
@@ -317,6 +384,7 @@ export class Store {
 			updated_at: t,
 		};
 		ws.sessions.push(session);
+		this.wrote(session);
 		return session;
 	}
 
@@ -343,7 +411,8 @@ export class Store {
 		}
 		session.step = step;
 		session.data = data;
-		session.updated_at = iso(this.stamp());
+		session.updated_at = iso(this.stamp(session.created_at, session.updated_at));
+		this.wrote(session);
 		return session;
 	}
 
@@ -356,7 +425,7 @@ export class Store {
 		const gen = makePerson(this.rng);
 		const c = d.contact ?? {};
 		const addr = makeAddress(this.rng);
-		const t = this.stamp();
+		const t = this.stamp(session.created_at, session.updated_at);
 		const request = makeRequest(
 			this.rng,
 			{ ws, form, profileId: routeProfile(this.rng, ws, form) },
@@ -373,7 +442,9 @@ export class Store {
 		);
 		ws.requests.push(request);
 		session.request_id = request.id;
-		session.updated_at = iso(t);
+		// one commit in the contract's words, two rows here: with a commit lag each has its own stamp
+		if (this.choiceSet.completionTouchesSession) session.updated_at = iso(this.lag.none ? t : this.stamp(session.created_at, session.updated_at));
+		this.wrote(request, session);
 		return { session, request };
 	}
 
@@ -388,6 +459,7 @@ export class Store {
 		const person = c ? { first: c.firstname ?? gen.first, last: c.lastname ?? gen.last, email: c.email ?? gen.email, phone: c.phone ?? gen.phone } : undefined;
 		const request = makeRequest(this.rng, { ws, form, profileId: routeProfile(this.rng, ws, form) }, { createdAt: t, fresh: true, ...(person ? { person } : {}) });
 		ws.requests.push(request);
+		const placed = this.lag.none ? t : this.stamp();
 		const session: Session = {
 			id: this.rng.uuid(),
 			form_id: form.id,
@@ -396,10 +468,11 @@ export class Store {
 			attribution: null,
 			source: request.source,
 			request_id: request.id,
-			created_at: iso(t),
-			updated_at: iso(t),
+			created_at: iso(placed),
+			updated_at: iso(placed),
 		};
 		ws.sessions.push(session);
+		this.wrote(request, session);
 		return { session, request };
 	}
 
@@ -424,6 +497,7 @@ export class Store {
 		const { key, ...fields } = input;
 		const ws = this.workspace(key);
 		const form = ws.forms.find((f) => f.id === fields.form_id) ?? this.formOf(ws);
+		if (fields.created_at !== undefined) this.version++;
 		const created = fields.created_at !== undefined ? Date.parse(fields.created_at) : this.stamp();
 		const request = makeRequest(
 			this.rng,
@@ -440,6 +514,7 @@ export class Store {
 		// unless the caller gives one
 		if (request.status !== 'complete' && fields.completed_at === undefined) request.completed_at = null;
 		ws.requests.push(request);
+		this.wrote(request);
 		return request;
 	}
 
@@ -451,7 +526,7 @@ export class Store {
 		const request = this.findRequest(id);
 		const allowed = new Set(['status', 'lead_status', 'internal_notes', 'completed_at', 'first_name', 'last_name', 'email', 'phone', 'updatedAt']);
 		for (const key of Object.keys(change)) if (!allowed.has(key)) throw new Error(`updateRequest: ${key} cannot be changed`);
-		const t = this.stamp();
+		const t = this.stamp(request.created_at, request.updated_at);
 		for (const key of ['status', 'lead_status', 'first_name', 'last_name', 'email', 'phone'] as const) {
 			const value = change[key];
 			if (value === undefined) continue;
@@ -478,7 +553,10 @@ export class Store {
 	deleteRequest(id: string): BookingRequest {
 		for (const ws of [this.demo, this.other]) {
 			const index = ws.requests.findIndex((r) => r.id === id.toLowerCase());
-			if (index >= 0) return ws.requests.splice(index, 1)[0];
+			if (index >= 0) {
+				this.version++;
+				return ws.requests.splice(index, 1)[0];
+			}
 		}
 		throw new Error(`unknown request ${id}`);
 	}

@@ -3,6 +3,8 @@
 // Field order in these interfaces is the order the contract lists them, and the order the
 // sandbox serialises them in.
 
+import type { ChoicesInput, ListName, SandboxChoices } from './choices';
+
 /** Element of a request's `intake_responses`. */
 export interface IntakeResponse {
 	question_id: string;
@@ -197,6 +199,13 @@ export interface SandboxOptions {
 	 * rate check).
 	 */
 	latencyMs?: Latency;
+	/**
+	 * The clock of arrival times (ms): what the rate limiter decides on and the log's `at` records.
+	 * Default the performance clock (performance.timeOrigin + performance.now()). A test may give a
+	 * simulated one, set before each request, so that the limiter's decisions do not depend on when the
+	 * machine ran a line.
+	 */
+	arrivalClock?: () => number;
 	/** No console output (the sandbox prints nothing by itself anyway; kept for the CLI). */
 	quiet?: boolean;
 	/**
@@ -213,6 +222,19 @@ export interface SandboxOptions {
 	 * request moved in time (which Request Updated would report as changed).
 	 */
 	recentAt?: number;
+	/**
+	 * Where the contract leaves the server a choice (choices.ts): each setting's default is the unkind
+	 * choice (DEFAULT_CHOICES); `'kind'` starts from KIND_CHOICES instead, and an object overrides some.
+	 */
+	choices?: ChoicesInput | 'kind';
+}
+
+/** The rows of each list. */
+export interface ListRows {
+	requests: BookingRequest[];
+	sessions: Session[];
+	forms: Form[];
+	profiles: BusinessProfile[];
 }
 
 /** A network latency: constant ms, or a [min, max] range; null or 0 for none. */
@@ -332,6 +354,12 @@ export interface Sandbox {
 	latency(): [number, number] | null;
 	/** The live data of the key's workspace (default: the demo key's). */
 	workspace(key?: string): Workspace;
+	/** The contract's open choices now in force (choices.ts). */
+	choices(): SandboxChoices;
+	/** Changes some of them (`'kind'`: all to KIND_CHOICES but `values`); throws on an unknown setting or value. Returns them all. */
+	setChoices(input: ChoicesInput | 'kind'): SandboxChoices;
+	/** The rows of a list in the order its next read answers them (no filter; the choices and the workspace now). */
+	ordered<L extends ListName>(list: L, key?: string): ListRows[L];
 	startSession(input?: StartSessionInput): Session;
 	saveSession(id: string, change?: SaveSessionChange): Session;
 	completeSession(id: string): { session: Session; request: BookingRequest };

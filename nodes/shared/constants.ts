@@ -32,5 +32,12 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** A 429's Retry-After (whole seconds or an HTTP date) is honoured up to this. Retry rules: transport/limiter/retryRule.ts. */
 export const MAX_RETRY_AFTER_MS = 30_000;
 
+/**
+ * How long after its timestamp a row may become visible in a list (a write committed late into an
+ * older millisecond): the contract does not say; the package assumes at most this (docs: Known
+ * limitations). Return All reads the top again this far below where it began.
+ */
+export const LATE_COMMIT_MS = 5_000;
+
 /** A Return All that walks more pages than this is treated as a server that ignores `page`. */
 export const MAX_PAGES = 100_000;

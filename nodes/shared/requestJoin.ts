@@ -18,7 +18,7 @@
  */
 import type { PageRead } from './transport/pageReader';
 import { isLastPage } from './transport/pageReader';
-import type { Read, RequestListReader, WantedRequest } from './requestLookup';
+import type { NumberedPage, Read, RequestListReader, WantedRequest } from './requestLookup';
 import { findInRequestList, firstPageReaching, HINT_SLACK_MS, LOOKUP_MIN_WANTED, MIN_YIELD, newestOf, oldestOf, searchCost } from './requestLookup';
 import type { BookingRequest } from './types';
 
@@ -70,6 +70,82 @@ export async function joinRequests(
 }
 
 /**
+ * The pages readFromTop reads: each at most once, at most as many as there are wanted requests with
+ * a hint, and what each brought (the wanted requests, and whether any id not read before).
+ */
+class TopPages {
+	/** Wanted requests not found yet, by id, with their hint (ms). */
+	readonly open = new Map<string, number>();
+	readonly found: BookingRequest[] = [];
+	readonly yields = new Map<number, { wanted: number; fresh: boolean }>();
+	private readonly pages: Map<number, PageRead<BookingRequest>>;
+	private readonly seen = new Set<string>();
+	private reads = 0;
+	private readonly maxReads: number;
+
+	constructor(
+		wanted: WantedRequest[],
+		private readonly reader: RequestListReader,
+	) {
+		for (const { id, at } of wanted) if (at !== null) this.open.set(id, at);
+		this.maxReads = this.open.size;
+		this.pages = new Map((reader.known ?? []).map((page) => [page.page, page]));
+	}
+
+	readonly read: Read = async (no) => {
+		const known = this.pages.get(no);
+		if (known) return known;
+		if (this.reads >= this.maxReads || this.reader.callsLeft() < 1) return undefined;
+		const page = await this.reader.read(no);
+		if (!page) return undefined;
+		this.reads++;
+		this.pages.set(no, page);
+		let brought = 0;
+		let fresh = false;
+		for (const item of page.items) {
+			if (!this.seen.has(item.id)) fresh = true;
+			this.seen.add(item.id);
+			if (!this.open.delete(item.id)) continue;
+			this.found.push(item);
+			brought++;
+		}
+		this.yields.set(no, { wanted: brought, fresh });
+		return page;
+	};
+}
+
+/** Where readFromTop is: page 1, the last page when known, the page read last, the sparse pages in a row. */
+interface TopPosition {
+	first: PageRead<BookingRequest>;
+	lastPage: number | undefined;
+	current: NumberedPage;
+	sparse: number;
+}
+
+/**
+ * The page to read after `current`: the next one while it is expected to bring at least MIN_YIELD
+ * wanted requests and the last two pages did not both bring fewer; else the page of the newest wanted
+ * request still below (`jumped`), when more are left there than the search may cost. Undefined: stop.
+ */
+async function nextFromTop(top: TopPages, at: TopPosition): Promise<{ no: number; jumped: boolean } | undefined> {
+	const { current, first, lastPage } = at;
+	const edge = oldestOf(current.page);
+	if (edge === null) return undefined;
+	// Hints above the page's bottom were due on the pages read: those requests are not where their
+	// hint says (Get request finds them); only the ones below decide whether to read on.
+	const below = [...top.open.values()].filter((hint) => hint <= edge + HINT_SLACK_MS);
+	if (below.length === 0) return undefined;
+	const span = Math.max(0, (newestOf(current.page) ?? edge) - edge);
+	const expected = below.filter((hint) => hint >= edge - span - HINT_SLACK_MS).length;
+	const next = current.no + 1;
+	if (expected >= MIN_YIELD && at.sparse < 2) return { no: next, jumped: false };
+	if (below.length <= searchCost(lastPage)) return undefined;
+	const newestBelow = below.reduce((newest, hint) => Math.max(newest, hint), -Infinity);
+	const to = await firstPageReaching(newestBelow + HINT_SLACK_MS, { first, lastPage, read: top.read, from: current });
+	return to === undefined ? undefined : { no: Math.max(next, to), jumped: true };
+}
+
+/**
  * Reads the request list from page 1 downward and returns the wanted requests its pages bring. It
  * steps to the next page while that page is expected to bring at least MIN_YIELD wanted requests (the
  * hints within one page's time span below) and the last two pages did not both bring fewer; otherwise
@@ -79,67 +155,21 @@ export async function joinRequests(
  * page read, and never reads more pages than there are wanted requests with a hint.
  */
 async function readFromTop(wanted: WantedRequest[], reader: RequestListReader): Promise<BookingRequest[]> {
-	const open = new Map<string, number>();
-	for (const { id, at } of wanted) if (at !== null) open.set(id, at);
-	if (open.size < LOOKUP_MIN_WANTED) return [];
-	const found: BookingRequest[] = [];
-	const pages = new Map<number, PageRead<BookingRequest>>((reader.known ?? []).map((page) => [page.page, page]));
-	/** Per page read: wanted requests it brought, and whether it brought any id not read before. */
-	const yields = new Map<number, { wanted: number; fresh: boolean }>();
-	const seen = new Set<string>();
-	let reads = 0;
-	const maxReads = open.size;
-
-	const read: Read = async (no) => {
-		const known = pages.get(no);
-		if (known) return known;
-		if (reads >= maxReads || reader.callsLeft() < 1) return undefined;
-		const page = await reader.read(no);
-		if (!page) return undefined;
-		reads++;
-		pages.set(no, page);
-		let brought = 0;
-		let fresh = false;
-		for (const item of page.items) {
-			if (!seen.has(item.id)) fresh = true;
-			seen.add(item.id);
-			if (!open.delete(item.id)) continue;
-			found.push(item);
-			brought++;
-		}
-		yields.set(no, { wanted: brought, fresh });
-		return page;
-	};
-
-	const first = await read(1);
-	if (!first) return found;
+	const top = new TopPages(wanted, reader);
+	if (top.open.size < LOOKUP_MIN_WANTED) return [];
+	const first = await top.read(1);
+	if (!first) return top.found;
 	const lastPage = first.total !== undefined ? Math.max(1, Math.ceil(first.total / first.perPage)) : undefined;
-	let current = { no: 1, page: first };
-	let sparse = 0;
-	while (open.size > 0 && !isLastPage(current.page, current.page.items.length, (current.no - 1) * current.page.perPage)) {
-		const edge = oldestOf(current.page);
-		if (edge === null) break;
-		// Hints above the page's bottom were due on the pages read: those requests are not where their
-		// hint says (Get request finds them); only the ones below decide whether to read on.
-		const below = [...open.values()].filter((at) => at <= edge + HINT_SLACK_MS);
-		if (below.length === 0) break;
-		const span = Math.max(0, (newestOf(current.page) ?? edge) - edge);
-		const expected = below.filter((at) => at >= edge - span - HINT_SLACK_MS).length;
-		let next = current.no + 1;
-		if (expected < MIN_YIELD || sparse >= 2) {
-			if (below.length <= searchCost(lastPage)) break;
-			const newestBelow = below.reduce((newest, at) => Math.max(newest, at), -Infinity);
-			const to = await firstPageReaching(newestBelow + HINT_SLACK_MS, first, lastPage, read, current);
-			if (to === undefined) break;
-			next = Math.max(next, to);
-			sparse = 0;
-		}
-		const page = await read(next);
+	const at: TopPosition = { first, lastPage, current: { no: 1, page: first }, sparse: 0 };
+	while (top.open.size > 0 && !isLastPage(at.current.page, at.current.page.items.length, (at.current.no - 1) * at.current.page.perPage)) {
+		const next = await nextFromTop(top, at);
+		if (next === undefined) break;
+		const page = await top.read(next.no);
 		if (!page || page.items.length === 0) break;
-		const brought = yields.get(next);
+		const brought = top.yields.get(next.no);
 		if (brought && !brought.fresh) break; // only ids read before: the server may ignore `page`
-		sparse = (brought?.wanted ?? 0) < MIN_YIELD ? sparse + 1 : 0;
-		current = { no: next, page };
+		at.sparse = (brought?.wanted ?? 0) < MIN_YIELD ? (next.jumped ? 0 : at.sparse) + 1 : 0;
+		at.current = { no: next.no, page };
 	}
-	return found;
+	return top.found;
 }

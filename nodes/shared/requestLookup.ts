@@ -99,7 +99,7 @@ export async function findInRequestList(wanted: WantedRequest[], reader: Request
 	const lastPage = first.total !== undefined ? Math.max(1, Math.ceil(first.total / first.perPage)) : undefined;
 	if (open.size <= searchCost(lastPage)) return found;
 
-	const start = await firstPageReaching(oldest, first, lastPage, read);
+	const start = await firstPageReaching(oldest, { first, lastPage, read });
 	if (start === undefined) return found;
 	// A request created a little before its session's `updated_at` may lie on the page below.
 	const olderEdge = (page: PageRead<BookingRequest>) => (oldestOf(page) ?? -Infinity) > oldest - HINT_SLACK_MS;
@@ -127,6 +127,21 @@ export function searchCost(lastPage: number | undefined): number {
 
 export type Read = (page: number) => Promise<PageRead<BookingRequest> | undefined>;
 
+/** A page read, with its number. */
+export interface NumberedPage {
+	no: number;
+	page: PageRead<BookingRequest>;
+}
+
+/** Where a search reads: page 1 as read, the last page when the total says it, how to read another. */
+export interface SearchSpace {
+	first: PageRead<BookingRequest>;
+	lastPage: number | undefined;
+	read: Read;
+	/** A page read that does not reach: the search goes below it (default page 1). */
+	from?: NumberedPage;
+}
+
 /**
  * The first page (from the top, or below `from`, a page read that does not reach) whose oldest request
  * is at or before `at` — the page where the oldest wanted request is — or the last page when none
@@ -136,24 +151,19 @@ export type Read = (page: number) => Promise<PageRead<BookingRequest> | undefine
  * bisection (or a doubling while the end of the list is unknown), so it never takes more than about
  * 2·log2(pages) calls, and usually 2 or 3.
  */
-export async function firstPageReaching(
-	at: number,
-	first: PageRead<BookingRequest>,
-	lastPage: number | undefined,
-	read: Read,
-	from: { no: number; page: PageRead<BookingRequest> } = { no: 1, page: first },
-): Promise<number | undefined> {
+export async function firstPageReaching(at: number, space: SearchSpace): Promise<number | undefined> {
+	const { first, lastPage, read } = space;
+	const from = space.from ?? { no: 1, page: first };
 	const reaches = (page: PageRead<BookingRequest>) => page.items.length < page.perPage || (oldestOf(page) ?? -Infinity) <= at;
 	if (reaches(from.page)) return from.no;
-	const perPage = first.perPage;
-	const topTime = newestOf(first) ?? at;
+	const list = { perPage: first.perPage, topTime: newestOf(first) ?? at };
 	let low = from; // read, does not reach
-	let high: { no: number; page?: PageRead<BookingRequest> } = { no: lastPage !== undefined ? lastPage + 1 : Infinity };
+	let high: Bracket['high'] = { no: lastPage !== undefined ? lastPage + 1 : Infinity };
 	// interpolated probes that did not halve the bracket, in a row: at 2, the next probe bisects
 	let slow = 0;
 	while (high.no - low.no > 1) {
 		const before = high.no - low.no;
-		let probe = slow < 2 ? estimatePage(at, low, high, perPage, topTime) : undefined;
+		let probe = slow < 2 ? estimatePage(at, { low, high }, list) : undefined;
 		const bisect = probe === undefined;
 		if (probe === undefined) probe = Number.isFinite(high.no) ? Math.floor((low.no + high.no) / 2) : low.no * 2;
 		probe = Math.min(Math.max(probe, low.no + 1), high.no - 1);
@@ -170,14 +180,14 @@ export async function firstPageReaching(
 	return high.page && high.page.items.length > 0 ? high.no : low.no;
 }
 
-/** Where `at` is expected: between the two bracketing pages' times, or at the list's pace above. */
-function estimatePage(
-	at: number,
-	low: { no: number; page: PageRead<BookingRequest> },
-	high: { no: number; page?: PageRead<BookingRequest> },
-	perPage: number,
-	topTime: number,
-): number | undefined {
+/** The pages known not to reach (`low`) and to reach (`high`, not read when it is past the end). */
+interface Bracket {
+	low: NumberedPage;
+	high: { no: number; page?: PageRead<BookingRequest> };
+}
+
+/** Where `at` is expected: between the two bracketing pages' times, or at the list's pace above (`topTime`: page 1's newest). */
+function estimatePage(at: number, { low, high }: Bracket, { perPage, topTime }: { perPage: number; topTime: number }): number | undefined {
 	const lowTime = oldestOf(low.page);
 	if (lowTime === null) return undefined;
 	const lowIndex = (low.no - 1) * perPage + low.page.items.length - 1;

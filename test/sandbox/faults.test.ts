@@ -189,7 +189,9 @@ describe('malformed list answers', () => {
 		}
 		const one = await api(sb, `/api/v1/requests/${sb.workspace().requests[0].id}`);
 		expect(one.data.id).toBe(sb.workspace().requests[0].id);
-		expect((await api(sb, '/api/v1/requests', { params: { form_id: 'bad' } })).status).toBe(400);
+		const invalid = await api(sb, '/api/v1/requests', { params: { form_id: 'bad' } });
+		expect(invalid.status).toBe(sb.choices().invalidUuid); // an error answer, not a malformed list
+		expect(invalid.data.items).toBeUndefined();
 
 		sb.setFaults({ malformed: 'noItems', malformedEvery: 3 });
 		const seen: boolean[] = [];
@@ -203,18 +205,23 @@ describe('session churn while paging', () => {
 		const fresh = await startSandbox({ rateLimit: false });
 		try {
 			const before = new Map(fresh.workspace().sessions.map((s) => [s.id, s.updated_at]));
+			const undated = fresh.workspace().sessions.filter((s) => s.updated_at === null).length;
 			fresh.setFaults({ churnSessionsPerPage: 3 });
-			const startedAt = new Date(fresh.clock.now() - 1000).toISOString();
-			const r = await api(fresh, '/api/v1/abandoned-sessions', { key: fresh.keys.demo, params: { per_page: 10 } });
-			const top = r.data.items.slice(0, 3) as Session[];
-			for (const s of top) {
-				expect(s.updated_at as string >= startedAt).toBe(true);
-				expect(before.get(s.id)).not.toBe(s.updated_at);
-				expect(s.request_id).toBeNull(); // active customers are the ones still on a draft
-			}
-			expect((r.data.items[3] as Session).updated_at as string < startedAt).toBe(true);
+			const seededNewest = [...before.values()].filter((at): at is string => at !== null).sort().pop() as string;
+			const r = await api(fresh, '/api/v1/abandoned-sessions', { key: fresh.keys.demo, params: { per_page: 30 } });
 			const changed = fresh.workspace().sessions.filter((s) => s.updated_at !== before.get(s.id));
 			expect(changed.length).toBe(3);
+			// the saved sessions are the newest: on top, below the sessions without updated_at (listed first by default)
+			const items = r.data.items as Session[];
+			expect(fresh.choices().nulls).toBe('first');
+			expect(items.slice(0, undated).every((s) => s.updated_at === null)).toBe(true);
+			const top = items.slice(undated, undated + 3);
+			expect(new Set(top.map((s) => s.id))).toEqual(new Set(changed.map((s) => s.id)));
+			for (const s of top) {
+				expect(s.updated_at as string > seededNewest).toBe(true);
+				expect(s.request_id).toBeNull(); // active customers are the ones still on a draft
+			}
+			expect((items[undated + 3].updated_at as string) <= seededNewest).toBe(true);
 		} finally {
 			await fresh.close();
 		}

@@ -42,19 +42,22 @@ describe('network latency before the rate check', () => {
 		expect(sb.log[0].at).toBeLessThanOrEqual(sentAt + ms);
 	});
 
-	it('the rate check sees arrival times: a request sent 1.5 s after one that spent 1.5 s on its way arrives right after it, and gets 429', async () => {
+	it('the rate check sees arrival times: a request that spent 1.5 s on its way arrives 1.5 s after it was sent, and is judged then', async () => {
 		sb.setLatency(1500);
 		const first = await timed();
 		sb.setLatency(0);
 		const second = await timed();
-		// Sent 1.5 s apart, but the first arrived only when the second was sent: the check compares
-		// arrivals (were the latency after the check, the second would come 1.5 s after the first).
-		expect(first.status).toBe(200);
-		expect(second.status).toBe(429);
-		expect(sb.log.map((entry) => entry.status)).toEqual([200, 429]);
+		// Sent at least 1.5 s apart, but the first arrived only 1.5 s after it was sent: the log's arrival
+		// times, which the check compares, are after the latency (were the latency after the check, the
+		// first would be logged when it was sent).
 		expect(second.sentAt - first.sentAt).toBeGreaterThanOrEqual(1499);
 		expect(sb.log[0].at - first.sentAt).toBeGreaterThanOrEqual(1499);
-		expect(sb.stats().rateLimited).toBeGreaterThanOrEqual(1);
+		expect(sb.log[1].at).toBeGreaterThanOrEqual(second.sentAt);
+		// each answer is the rule applied to those arrival times (on a quiet machine the second arrives
+		// within the second after the first and gets 429; a busy one only spaces them more)
+		const rule = sb.log[1].at - sb.log[0].at >= 1000 ? 200 : 429;
+		expect([first.status, second.status]).toEqual([200, rule]);
+		expect(sb.log.map((entry) => entry.status)).toEqual([200, rule]);
 	});
 
 	it('a range [min, max]: each request gets a delay drawn within it', async () => {
@@ -109,13 +112,14 @@ describe('network latency before the rate check', () => {
 		expect(bad.data.error).toBe('invalid_request');
 		expect((await control(sb, 'POST', '/__sandbox/latency', {})).status).toBe(400);
 		expect((await control(sb, 'POST', '/__sandbox/latency', { latencyMs: null })).data).toEqual({ latencyMs: null });
-		// Control routes themselves are never delayed: one sent after an API call on a 3 s route answers first.
-		sb.setLatency(3000);
-		const order: string[] = [];
-		const delayed = api(sb, '/api/v1/forms').then(() => order.push('api'));
-		await control(sb, 'GET', '/__sandbox/info').then(() => order.push('control'));
-		await delayed;
-		expect(order).toEqual(['control', 'api']);
+		// Control routes themselves are never delayed: one sent after an API call on a 10-minute route
+		// answers while the API call is still on its way (not logged yet), however slow the machine.
+		sb.setLatency(600_000);
+		const delayed = api(sb, '/api/v1/forms').catch(() => undefined); // axios gives up after 10 s
+		expect((await control(sb, 'GET', '/__sandbox/info')).status).toBe(200);
+		expect(sb.log).toHaveLength(0);
+		sb.setLatency(200);
+		void delayed;
 	});
 
 	it('faults.latencyMs (an answer delay after the rate check) still works alongside', async () => {
@@ -144,8 +148,8 @@ describe('cli --latency', () => {
 		child.stderr.on('data', (d: Buffer) => (out += d.toString()));
 		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 		try {
-			const deadline = Date.now() + 15_000;
-			while (!/Press Ctrl\+C/.test(out) && Date.now() < deadline) await sleep(50);
+			// until it prints (or exits): jest's timeout bounds the wait, no deadline of our own
+			while (!/Press Ctrl\+C/.test(out) && child.exitCode === null) await sleep(50);
 			expect(out).toContain(`latency:        ${shown} before the rate check`);
 			const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
 			const info = await axios.get(`${url}/__sandbox/info`);

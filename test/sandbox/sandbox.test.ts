@@ -2,7 +2,7 @@
 // routing and errors, Get request, Date header, determinism of the seed.
 
 import { KEY_PATTERN, startSandbox, type Sandbox } from '../../sandbox/index';
-import { api, control, sleep } from './helpers';
+import { api, control } from './helpers';
 
 describe('sandbox: start, keys and seed', () => {
 	let sb: Sandbox;
@@ -116,19 +116,27 @@ describe('sandbox: authentication', () => {
 });
 
 describe('sandbox: rate limit', () => {
-	let sb: Sandbox;
+	// The limiter decides on arrival times. Here they come from a simulated clock (arrivalClock) that
+	// each request's time is set on before it is sent, so every decision below is exact however late
+	// the machine runs any line: nothing here depends on wall-clock scheduling.
 	const GAP = 400;
+	let sb: Sandbox;
+	let now = 0;
 	beforeAll(async () => {
-		sb = await startSandbox({ minGapMs: GAP });
+		sb = await startSandbox({ minGapMs: GAP, arrivalClock: () => now });
 	});
 	afterAll(() => sb.close());
+	beforeEach(() => sb.clearLog());
+
+	/** Requests that all arrive at `ms` (sent at once, answered before the clock moves again). */
+	const arriveAt = async (ms: number, keys: string[]) => {
+		now = ms;
+		return await Promise.all(keys.map((key) => api(sb, '/api/v1/profiles', { key })));
+	};
 
 	it('concurrent requests of one key: one accepted, the rest 429 rate_limited with the contract headers', async () => {
-		await sleep(GAP + 20);
-		sb.clearLog();
-		const rs = await Promise.all([0, 1, 2, 3].map(() => api(sb, '/api/v1/forms')));
-		const statuses = rs.map((r) => r.status).sort();
-		expect(statuses).toEqual([200, 429, 429, 429]);
+		const rs = await arriveAt(10_000, [sb.keys.demo, sb.keys.demo, sb.keys.demo, sb.keys.demo]);
+		expect(rs.map((r) => r.status).sort()).toEqual([200, 429, 429, 429]);
 		for (const r of rs.filter((x) => x.status === 429)) {
 			expect(r.data.error).toBe('rate_limited');
 			expect(typeof r.data.message).toBe('string');
@@ -140,70 +148,78 @@ describe('sandbox: rate limit', () => {
 	});
 
 	it('separate keys have separate budgets', async () => {
-		await sleep(GAP + 20);
-		const rs = await Promise.all([sb.keys.demo, sb.keys.second, sb.keys.other].map((key) => api(sb, '/api/v1/forms', { key })));
+		const rs = await arriveAt(20_000, [sb.keys.demo, sb.keys.second, sb.keys.other]);
 		expect(rs.map((r) => r.status)).toEqual([200, 200, 200]);
 	});
 
 	it('rejected requests do not move the window; decisions follow the arrival times exactly', async () => {
-		await sleep(GAP + 20);
-		sb.clearLog();
+		const t0 = 30_000;
 		const statuses: number[] = [];
-		statuses.push((await api(sb, '/api/v1/profiles')).status); // t0: accepted
-		await sleep(GAP * 0.6);
-		statuses.push((await api(sb, '/api/v1/profiles')).status); // ~t0+240: rejected
-		await sleep(GAP * 0.55);
-		statuses.push((await api(sb, '/api/v1/profiles')).status); // ~t0+460: accepted (window from t0, not from the 429)
-		// The rule, recomputed from the server's own arrival times.
-		let last: number | null = null;
-		const expected = sb.log.map((e) => {
-			const ok = last === null || e.at - last >= GAP;
-			if (ok) last = e.at;
-			return ok ? 200 : 429;
-		});
-		expect(statuses).toEqual(sb.log.map((e) => e.status));
-		expect(statuses).toEqual(expected);
-		expect(statuses[0]).toBe(200);
-		// the intended timeline; a busy machine can delay a request past it, and the rule above still holds
-		const gap01 = sb.log[1].at - sb.log[0].at;
-		if (gap01 < GAP) expect(statuses[1]).toBe(429);
-		const gap02 = sb.log[2].at - sb.log[0].at;
-		if (gap02 >= GAP) expect(statuses[2]).toBe(200);
+		for (const offset of [0, 240, 460, 700, 860]) statuses.push((await arriveAt(t0 + offset, [sb.keys.demo]))[0].status);
+		// t0 accepted; +240 rejected; +460 accepted: the window runs from t0, not from the 429 at +240
+		// (460 - 240 < 400); +700 rejected (the window now runs from +460); +860 accepted.
+		expect(statuses).toEqual([200, 429, 200, 429, 200]);
+		expect(sb.log.map((e) => e.at - t0)).toEqual([0, 240, 460, 700, 860]);
+		expect(sb.log.map((e) => e.status)).toEqual(statuses);
+	});
+
+	it('the window is the gap exactly: one millisecond short is rejected, the gap itself accepted', async () => {
+		const t0 = 40_000;
+		const statuses: number[] = [];
+		for (const offset of [0, GAP - 1, GAP]) statuses.push((await arriveAt(t0 + offset, [sb.keys.demo]))[0].status);
+		expect(statuses).toEqual([200, 429, 200]);
 	});
 
 	it('the default limit is 1 request per 1000 ms, and stats show the accepted gaps', async () => {
-		const real = await startSandbox();
+		let at = 0;
+		const real = await startSandbox({ arrivalClock: () => at });
 		try {
-			// two at once: whichever arrives second is within the second of the first (a busy machine could
-			// space two requests sent one after the other by more than a second)
-			const pair = await Promise.all([api(real, '/api/v1/forms'), api(real, '/api/v1/forms')]);
-			const tooSoon = pair.find((r) => r.status === 429);
-			await sleep(1010 - (real.log[1].at - real.log[0].at));
-			const later = await api(real, '/api/v1/forms');
-			expect([...pair.map((r) => r.status).sort(), later.status]).toEqual([200, 429, 200]);
-			expect(tooSoon?.headers['retry-after']).toBe('1');
-			const st = real.stats();
-			expect(st.accepted).toBe(2);
-			expect(st.rateLimited).toBe(1);
-			expect(st.errors).toBe(0);
-			expect(st.minGapMs).not.toBeNull();
-			expect(st.minGapMs as number).toBeGreaterThanOrEqual(1000);
+			const send = async (ms: number) => {
+				at = ms;
+				return await api(real, '/api/v1/forms');
+			};
+			const statuses = [(await send(5_000)).status];
+			const tooSoon = await send(5_999);
+			statuses.push(tooSoon.status, (await send(6_000)).status, (await send(7_250)).status);
+			expect(statuses).toEqual([200, 429, 200, 200]);
+			expect(tooSoon.headers['retry-after']).toBe('1');
+			expect(real.stats()).toEqual({ accepted: 3, rateLimited: 1, errors: 0, minGapMs: 1000 });
 		} finally {
 			await real.close();
 		}
 	});
 
 	it('rateLimit: false accepts everything and stats still measure the minimum gap', async () => {
-		const free = await startSandbox({ rateLimit: false });
+		let at = 0;
+		const free = await startSandbox({ rateLimit: false, arrivalClock: () => at });
 		try {
-			const rs = await Promise.all([0, 1, 2, 3, 4].map(() => api(free, '/api/v1/forms')));
+			const rs = [];
+			for (const ms of [100, 100, 130, 900, 905]) {
+				at = ms;
+				rs.push(await api(free, '/api/v1/forms'));
+			}
 			expect(rs.every((r) => r.status === 200)).toBe(true);
-			const st = free.stats();
-			expect(st.accepted).toBe(5);
-			expect(st.rateLimited).toBe(0);
-			expect(st.minGapMs as number).toBeLessThan(1000);
+			expect(free.stats()).toEqual({ accepted: 5, rateLimited: 0, errors: 0, minGapMs: 0 });
 		} finally {
 			await free.close();
+		}
+	});
+
+	it('on the real clock, each decision is the rule applied to the arrival times the sandbox recorded', async () => {
+		const live = await startSandbox({ minGapMs: GAP });
+		try {
+			const statuses: number[] = [];
+			for (let i = 0; i < 3; i++) statuses.push(...(await Promise.all([0, 1].map(() => api(live, '/api/v1/forms')))).map((r) => r.status));
+			let last: number | null = null;
+			const expected = live.log.map((entry) => {
+				const ok = last === null || entry.at - last >= GAP;
+				if (ok) last = entry.at;
+				return ok ? 200 : 429;
+			});
+			expect(live.log.map((entry) => entry.status)).toEqual(expected);
+			expect([...statuses].sort()).toEqual([...expected].sort());
+		} finally {
+			await live.close();
 		}
 	});
 });
@@ -235,7 +251,7 @@ describe('sandbox: routing, errors and Get request', () => {
 		}
 	});
 
-	it('invalid UUIDs in the path or in filters -> 400 invalid_request', async () => {
+	it('invalid UUIDs in the path or in filters: 404 not_found by default, 400 or 422 as chosen (the contract does not show it)', async () => {
 		const cases: Array<[string, Record<string, string>]> = [
 			['/api/v1/requests/not-a-uuid', {}],
 			['/api/v1/requests/12345678-1234-1234-1234-12345678901', {}],
@@ -245,17 +261,39 @@ describe('sandbox: routing, errors and Get request', () => {
 			['/api/v1/abandoned-sessions', { form_id: 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz' }],
 			['/api/v1/profiles', { form_id: 'nope' }],
 		];
-		for (const [path, params] of cases) {
-			const r = await api(sb, path, { params });
-			expect([path, r.status, r.data.error]).toEqual([path, 400, 'invalid_request']);
+		const answers: Array<[400 | 404 | 422, string]> = [
+			[404, 'not_found'],
+			[400, 'invalid_request'],
+			[422, 'validation_error'],
+		];
+		expect(sb.choices().invalidUuid).toBe(404);
+		try {
+			for (const [status, error] of answers) {
+				sb.setChoices({ invalidUuid: status });
+				for (const [path, params] of cases) {
+					const r = await api(sb, path, { params });
+					expect([path, r.status, r.data.error]).toEqual([path, status, error]);
+				}
+			}
+		} finally {
+			sb.setChoices({ invalidUuid: 404 });
 		}
 	});
 
-	it('business_profile_id on abandoned sessions is rejected (400: not supported on this endpoint)', async () => {
-		const r = await api(sb, '/api/v1/abandoned-sessions', { params: { business_profile_id: sb.workspace().profiles[0].id } });
-		expect(r.status).toBe(400);
-		expect(r.data.error).toBe('invalid_request');
-		expect(r.data.message).toMatch(/business_profile_id/);
+	it('business_profile_id on abandoned sessions ("not supported"): ignored by default, or rejected with 400', async () => {
+		const params = { business_profile_id: sb.workspace().profiles[0].id, per_page: 5 };
+		const ignored = await api(sb, '/api/v1/abandoned-sessions', { params });
+		expect(ignored.status).toBe(200);
+		expect(ignored.data.pagination.total).toBe(sb.workspace().sessions.length);
+		try {
+			sb.setChoices({ unsupportedFilter: 'error' });
+			const r = await api(sb, '/api/v1/abandoned-sessions', { params });
+			expect(r.status).toBe(400);
+			expect(r.data.error).toBe('invalid_request');
+			expect(r.data.message).toMatch(/business_profile_id/);
+		} finally {
+			sb.setChoices({ unsupportedFilter: 'ignored' });
+		}
 	});
 
 	it('Get request returns the Request itself (no wrapper), equal to its list item', async () => {
@@ -310,28 +348,38 @@ describe('sandbox: Date header from the sandbox clock', () => {
 	afterAll(() => sb.close());
 
 	const dateOf = (r: { headers: Record<string, unknown> }): number => Date.parse(String(r.headers.date));
+	/**
+	 * The Date header of a call, checked to lie between the sandbox clock just before it was sent and
+	 * just after it was answered (the header has whole seconds): exact however slow the machine is.
+	 */
+	const dated = async (call: () => Promise<{ status: number; headers: Record<string, unknown> }>): Promise<number> => {
+		const before = sb.clock.now();
+		const r = await call();
+		const after = sb.clock.now();
+		const date = dateOf(r);
+		expect(date).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+		expect(date).toBeLessThanOrEqual(after);
+		return r.status;
+	};
 
 	it('every response carries a Date header that follows the clock offset', async () => {
-		// within a minute: the offsets below are hours and days, and a busy machine delays an answer by seconds at most
-		const near = (ms: number, target: number): void => expect(Math.abs(ms - target)).toBeLessThan(60_000);
-		near(dateOf(await api(sb, '/api/v1/forms')), Date.now());
-		near(dateOf(await api(sb, '/api/v1/forms', { key: null })), Date.now()); // 401 too
-		near(dateOf(await api(sb, '/api/v1/nope')), Date.now()); // 404 too
+		expect(await dated(() => api(sb, '/api/v1/forms'))).toBe(200);
+		expect(await dated(() => api(sb, '/api/v1/forms', { key: null }))).toBe(401);
+		expect(await dated(() => api(sb, '/api/v1/nope'))).toBe(404);
 
 		sb.clock.setOffsetMs(3 * 86_400_000);
-		near(sb.clock.now(), Date.now() + 3 * 86_400_000);
-		near(dateOf(await api(sb, '/api/v1/forms')), Date.now() + 3 * 86_400_000);
+		expect(await dated(() => api(sb, '/api/v1/forms'))).toBe(200);
 		sb.clock.advance(3_600_000);
-		near(dateOf(await api(sb, '/api/v1/forms')), Date.now() + 3 * 86_400_000 + 3_600_000);
-		near(dateOf(await control(sb, 'GET', '/__sandbox/info')), Date.now() + 3 * 86_400_000 + 3_600_000);
+		expect(await dated(() => api(sb, '/api/v1/forms'))).toBe(200);
+		expect(await dated(() => control(sb, 'GET', '/__sandbox/info'))).toBe(200);
 
 		// Through the control route.
 		const c = await control(sb, 'POST', '/__sandbox/clock', { offsetMs: -86_400_000 });
 		expect(c.status).toBe(200);
 		expect(c.data.offsetMs).toBe(-86_400_000);
-		near(dateOf(await api(sb, '/api/v1/forms')), Date.now() - 86_400_000);
+		expect(await dated(() => api(sb, '/api/v1/forms'))).toBe(200);
 		const adv = await control(sb, 'POST', '/__sandbox/clock', { advanceMs: 86_400_000 });
 		expect(adv.data.offsetMs).toBe(0);
-		near(dateOf(await api(sb, '/api/v1/forms')), Date.now());
+		expect(await dated(() => api(sb, '/api/v1/forms'))).toBe(200);
 	});
 });

@@ -54,7 +54,7 @@ export function apiSource(ctx: IPollFunctions, formId: string | undefined, optio
 	const runs: Record<ListName, { page: number; ids: Set<string> } | undefined> = { sessions: undefined, requests: undefined };
 	return {
 		readPage: async (list, page) => {
-			const read = await readPage<ListItem>(ctx, PATHS[list], query[list], page, MAX_PER_PAGE, { deadline }).catch(undefinedPastDeadline(ctx));
+			const read = await readPage<ListItem>(ctx, PATHS[list], { qs: query[list], page, perPage: MAX_PER_PAGE, deadline }).catch(undefinedPastDeadline(ctx));
 			if (!read) return undefined;
 			const run = runs[list]?.page === page - 1 ? runs[list] : undefined;
 			if (run && read.items.length > 0 && read.items.every((item) => run.ids.has(item.id))) {

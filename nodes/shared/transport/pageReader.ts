@@ -127,22 +127,23 @@ export async function malformed(ctx: ApiContext, itemIndex: number | undefined, 
 	return toNodeApiError(ctx.getNode(), { kind: 'malformed', detail }, { ...target, itemIndex });
 }
 
+/** Which page of a list to read: its number, the page size asked for, the list's filters. */
+export interface PageAt extends PageReadOptions {
+	page: number;
+	perPage: number;
+	qs?: IDataObject;
+}
+
 /** Reads and validates one page of a list. */
-export async function readPage<T extends ApiItem>(
-	ctx: ApiContext,
-	path: string,
-	qs: IDataObject | undefined,
-	page: number,
-	perPage: number,
-	options: PageReadOptions = {},
-): Promise<PageRead<T>> {
+export async function readPage<T extends ApiItem>(ctx: ApiContext, path: string, at: PageAt): Promise<PageRead<T>> {
+	const { page, perPage, itemIndex } = at;
 	const { body, serverDate } = await apiRequest<unknown>(ctx, path, {
-		qs: { ...(qs ?? {}), page, per_page: perPage },
-		itemIndex: options.itemIndex,
-		deadline: options.deadline,
+		qs: { ...(at.qs ?? {}), page, per_page: perPage },
+		itemIndex,
+		deadline: at.deadline,
 	});
 	const parsed = parseListPage<T>(body, `page ${page} of ${path}`);
-	if ('problem' in parsed) throw await malformed(ctx, options.itemIndex, parsed.problem);
+	if ('problem' in parsed) throw await malformed(ctx, itemIndex, parsed.problem);
 	return { page, items: parsed.items, perPage: parsed.perPage ?? perPage, total: parsed.total, serverDate };
 }
 
@@ -213,7 +214,8 @@ export class PageSequence<T extends ApiItem> {
 	async next(): Promise<PageRead<T> | undefined> {
 		if (this.ended) return undefined;
 		const number = this.nextPage;
-		const page = await readPage<T>(this.ctx, this.path, this.options.qs, number, this.options.perPage, this.options);
+		const { qs, perPage, deadline, itemIndex } = this.options;
+		const page = await readPage<T>(this.ctx, this.path, { qs, page: number, perPage, deadline, itemIndex });
 		this.pagesRead++;
 		let fresh = 0;
 		for (const item of page.items) {

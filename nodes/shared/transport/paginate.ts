@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_PER_PAGE } from '../constants';
+import { LATE_COMMIT_MS, MAX_PER_PAGE } from '../constants';
 import { timestampMs } from '../utils';
 import type { ApiItem, PageRead } from './pageReader';
 import { PageSequence } from './pageReader';
@@ -30,7 +30,10 @@ export interface PaginateOptions<T extends ApiItem> {
 	 * For lists where an item jumps to the top when it changes (sessions, by `updated_at`): returns the
 	 * item's sort timestamp. After a multi-page listing, the paginator reads the top of the list again
 	 * for items that moved above the pages already read, so every item that existed when the listing
-	 * began is returned exactly once.
+	 * began is returned exactly once. Items without a sort time have no place in that order (the API
+	 * may list them first or last): they neither mark the top nor end a pass. An item saved while the
+	 * list is read may be stamped a little before the top read first (committed late: LATE_COMMIT_MS),
+	 * so a pass reads that far below the top.
 	 */
 	movesToTopBy?: (item: T) => string | null;
 	/**
@@ -88,18 +91,21 @@ class ItemCollector<T extends ApiItem> {
 	}
 }
 
+/** What one pass reads with and into. */
+interface Pass<T extends ApiItem> {
+	options: PaginateOptions<T>;
+	collector: ItemCollector<T>;
+	perPage: number;
+	/** The first item for which this is true ends the pass (it is not collected). */
+	until?: (item: T) => boolean;
+}
+
 /**
  * One pass from page 1 downward until the end of the list, the limit, or `until` says to stop.
  * Returns the pages read and the first page.
  */
-async function readPass<T extends ApiItem>(
-	ctx: ApiContext,
-	path: string,
-	options: PaginateOptions<T>,
-	collector: ItemCollector<T>,
-	perPage: number,
-	until: ((item: T) => boolean) | undefined,
-): Promise<{ pages: number; first?: PageRead<T> }> {
+async function readPass<T extends ApiItem>(ctx: ApiContext, path: string, pass: Pass<T>): Promise<{ pages: number; first?: PageRead<T> }> {
+	const { options, collector, perPage, until } = pass;
 	const sequence = new PageSequence<T>(ctx, path, { qs: options.qs, perPage, itemIndex: options.itemIndex });
 	let pages = 0;
 	let first: PageRead<T> | undefined;
@@ -115,9 +121,24 @@ async function readPass<T extends ApiItem>(
 	return { pages, first };
 }
 
-/** Sort time of an item; a missing or unreadable timestamp sorts as oldest. */
-function timeOf(value: string | null | undefined): number {
-	return timestampMs(value) ?? -Infinity;
+/**
+ * The top of a page in a list ordered by `sortTime`: its newest sort time, or undefined when no item
+ * has one. Items without one are skipped, wherever the API puts them (first or last): taking one as
+ * the top would make every later pass read the whole list again.
+ */
+function topOf<T extends ApiItem>(page: PageRead<T> | undefined, sortTime: (item: T) => string | null): number | undefined {
+	let top: number | undefined;
+	for (const item of page?.items ?? []) {
+		const time = timestampMs(sortTime(item));
+		if (time !== null && (top === undefined || time > top)) top = time;
+	}
+	return top;
+}
+
+/** Whether `item` sorts below `since` (older); an item without a sort time never does. */
+function olderThan<T extends ApiItem>(item: T, since: number, sortTime: (item: T) => string | null): boolean {
+	const time = timestampMs(sortTime(item));
+	return time !== null && time < since;
 }
 
 export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string, options: PaginateOptions<T> = {}): Promise<PaginateResult<T>> {
@@ -128,24 +149,23 @@ export async function paginate<T extends ApiItem>(ctx: ApiContext, path: string,
 		options.limit !== undefined && !options.accept ? Math.min(MAX_PER_PAGE, Math.max(1, options.limit)) : MAX_PER_PAGE;
 	const collector = new ItemCollector<T>(options.accept);
 
-	const main = await readPass(ctx, path, options, collector, perPage, options.stopAt);
+	const main = await readPass(ctx, path, { options, collector, perPage, until: options.stopAt });
 	let calls = main.pages;
 	const serverDate = main.first?.serverDate;
 
 	// A single page is one answer of the server, a consistent snapshot; only multi-page listings of a
 	// moving list can miss an item that jumped above the pages already read.
 	const moving = options.movesToTopBy;
-	const topOf = (page: PageRead<T> | undefined) => (page && page.items.length > 0 && moving ? timeOf(moving(page.items[0])) : undefined);
-	let passTop = topOf(main.first);
-	if (moving && options.limit === undefined && main.pages > 1 && passTop !== undefined) {
-		for (let pass = 0; pass < MAX_CATCH_UP_PASSES; pass++) {
-			const since = passTop as number;
-			const caught = await readPass(ctx, path, options, collector, perPage, (item) => timeOf(moving(item)) < since || (options.stopAt?.(item) ?? false));
-			calls += caught.pages;
-			// A pass that ended inside its first page read the whole moved region in one answer: done.
-			if (caught.pages === 1) break;
-			passTop = topOf(caught.first) ?? since;
-		}
+	if (!moving || options.limit !== undefined || main.pages <= 1) return { items: collector.items, calls, serverDate };
+	let since = topOf(main.first, moving);
+	for (let pass = 0; pass < MAX_CATCH_UP_PASSES && since !== undefined; pass++) {
+		const top = since;
+		const until = (item: T) => olderThan(item, top - LATE_COMMIT_MS, moving) || (options.stopAt?.(item) ?? false);
+		const caught = await readPass(ctx, path, { options, collector, perPage, until });
+		calls += caught.pages;
+		// A pass that ended inside its first page read the whole moved region in one answer: done.
+		if (caught.pages === 1) break;
+		since = topOf(caught.first, moving) ?? top;
 	}
 	return { items: collector.items, calls, serverDate };
 }

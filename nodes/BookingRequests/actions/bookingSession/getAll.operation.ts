@@ -5,6 +5,7 @@ import { API_PATHS } from '../../../shared/constants';
 import { sessionStatus, simplifySession } from '../../../shared/output/session';
 import { paginate } from '../../../shared/transport/paginate';
 import type { BookingSession } from '../../../shared/types';
+import { timestampMs } from '../../../shared/utils';
 import { formLocator, getManyFields, simplifyField } from '../common/fields';
 import { readDate, readLimit, readOptionalId, timeOf } from '../common/parameters';
 import { includedFields } from './includeRequest';
@@ -68,6 +69,13 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['bookingSession'], operation: ['getAll'] } }, properties);
 
+/** Which sessions are returned: the Status filter, and with Updated After only sessions that have an `updated_at`. */
+function acceptOf(status: StatusFilter, updatedAfter: number | undefined): ((session: BookingSession) => boolean) | undefined {
+	if (status === 'all' && updatedAfter === undefined) return undefined;
+	return (session) =>
+		(status === 'all' || sessionStatus(session) === status) && (updatedAfter === undefined || timestampMs(session.updated_at) !== null);
+}
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -80,9 +88,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		qs: { form_id: formId },
 		itemIndex,
 		limit,
-		accept: status === 'all' ? undefined : (session) => sessionStatus(session) === status,
-		// Most recently active first by updated_at (null last): the first session not after the date ends it.
-		stopAt: updatedAfter === undefined ? undefined : (session) => timeOf(session.updated_at) <= updatedAfter,
+		accept: acceptOf(status, updatedAfter),
+		// Most recently active first by updated_at: the first session not after the date ends it. One
+		// without updated_at is before any date, but the API may list it first: it never ends the read.
+		stopAt: updatedAfter === undefined ? undefined : (session) => timestampMs(session.updated_at) !== null && timeOf(session.updated_at) <= updatedAfter,
 		// A session that changes jumps to the top; the paginator re-reads the top so none is missed.
 		movesToTopBy: (session) => session.updated_at,
 	});

@@ -60,7 +60,7 @@ async function requestsOf(ctx: IExecuteFunctions, sessions: BookingSession[], op
 		wanted,
 		{
 			callsLeft: () => Infinity,
-			read: async (page) => await readPage<BookingRequest>(ctx, API_PATHS.requests, qs, page, MAX_PER_PAGE, { itemIndex }),
+			read: async (page) => await readPage<BookingRequest>(ctx, API_PATHS.requests, { qs, page, perPage: MAX_PER_PAGE, itemIndex }),
 		},
 		async (id) => {
 			const body = await getRequestById(ctx, id, { itemIndex, nullIfNotFound: true });

@@ -47,7 +47,7 @@ describe('readPage / PageSequence', () => {
 	test('one validated page with per_page, total and the Date header', async () => {
 		const list = rows(150);
 		const { ctx, calls } = stubListServer(() => list, { date: () => T0 });
-		const page = await readPage<Row>(ctx, '/api/v1/abandoned-sessions', { form_id: 'x' }, 2, 100);
+		const page = await readPage<Row>(ctx, '/api/v1/abandoned-sessions', { qs: { form_id: 'x' }, page: 2, perPage: 100 });
 		expect(page).toMatchObject({ page: 2, perPage: 100, total: 150, serverDate: T0 });
 		expect(page.items.map((row) => row.id)).toEqual(list.slice(100).map((row) => row.id));
 		expect(calls).toEqual([{ path: '/api/v1/abandoned-sessions', page: 2, perPage: 100 }]);
@@ -140,5 +140,73 @@ describe('paginate: the filter is applied to the copy that is returned', () => {
 		const result = await paginate<Row>(ctx, '/x', { limit: 150, accept: (row) => Number(row.id.slice(3)) % 2 === 0 });
 		expect(result.items).toHaveLength(150);
 		expect(calls).toHaveLength(3);
+	});
+});
+
+describe('paginate: sessions without a sort time, listed first or last', () => {
+	// The contract allows `updated_at` null on a session and does not say where such sessions sort.
+	// Return All costs the pages + 1 (the check of the top) either way: a session without a sort time
+	// is neither the top of a page nor the end of a catch-up pass.
+	interface Dated {
+		id: string;
+		updated_at: string | null;
+		[key: string]: unknown;
+	}
+	const withNulls = (n: number, nulls: number[]): Dated[] => rows(n).map((row, i) => (nulls.includes(i) ? { ...row, updated_at: null } : row));
+	const sorted = <T extends { updated_at: string | null }>(list: T[], nullsFirst: boolean): T[] => {
+		const dated = list.filter((row) => row.updated_at !== null).sort((a, b) => ((a.updated_at as string) < (b.updated_at as string) ? 1 : -1));
+		const undated = list.filter((row) => row.updated_at === null);
+		return nullsFirst ? [...undated, ...dated] : [...dated, ...undated];
+	};
+
+	for (const nullsFirst of [true, false]) {
+		const where = nullsFirst ? 'first' : 'last';
+		test(`600 sessions, 2 without updated_at listed ${where}: 6 pages + 1 call, each session once`, async () => {
+			const list = withNulls(600, [200, 400]);
+			const { ctx, calls } = stubListServer(() => sorted(list, nullsFirst));
+			const result = await paginate<Dated>(ctx, '/api/v1/abandoned-sessions', { movesToTopBy: (row) => row.updated_at });
+			expect(calls).toHaveLength(Math.ceil(600 / 100) + 1);
+			expect(calls.map((call) => call.page)).toEqual([1, 2, 3, 4, 5, 6, 1]);
+			expect(new Set(result.items.map((row) => row.id)).size).toBe(600);
+		});
+
+		test(`sessions without updated_at listed ${where}, others moving to the top while the list is read: each session once`, async () => {
+			const list = withNulls(350, [3, 120]);
+			const moved = ['id-00300', 'id-00301', 'id-00302'];
+			const { ctx, calls } = stubListServer(() => sorted(list, nullsFirst), {
+				onRequest: (_call, index) => {
+					if (index !== 2) return;
+					for (const [i, id] of moved.entries()) list.find((row) => row.id === id)!.updated_at = iso(T0 + 60_000 + i);
+				},
+			});
+			const result = await paginate<Dated>(ctx, '/api/v1/abandoned-sessions', { movesToTopBy: (row) => row.updated_at });
+			expect(new Set(result.items.map((row) => row.id))).toEqual(new Set(list.map((row) => row.id)));
+			expect(result.items).toHaveLength(350);
+			// 4 pages; a 5th, as the 3 sessions that moved from page 4 to the top had not been received when
+			// page 4 reached the total (the end rule's one extra call); and one page of the top that brings
+			// them and ends at the old top
+			expect(calls.map((call) => call.page)).toEqual([1, 2, 3, 4, 5, 1]);
+		});
+	}
+});
+
+describe('paginate: a session saved while the list is read, committed late (stamped before the top read first)', () => {
+	test('it is read again from the top: every session once', async () => {
+		// 250 sessions 1 s apart; the top one at T0. After page 1 is read, a session from page 3 is saved,
+		// stamped 2 s before T0 (its write committed late) but visible only now: it lands on page 1,
+		// below the old top, above the pages already read.
+		const list: Row[] = rows(250);
+		const late = 'id-00240';
+		const { ctx, calls } = stubListServer(() => byUpdatedDesc(list), {
+			onRequest: (_call, index) => {
+				if (index === 1) list.find((row) => row.id === late)!.updated_at = iso(T0 - 1500);
+			},
+		});
+		const result = await paginate<Row>(ctx, '/api/v1/abandoned-sessions', { movesToTopBy: (row) => row.updated_at });
+		expect(result.items.map((row) => row.id).sort()).toEqual(list.map((row) => row.id).sort());
+		expect(result.items.find((row) => row.id === late)?.updated_at).toBe(iso(T0 - 1500));
+		// 3 pages; a 4th (it moved from the unread page 3 above, not received when page 3 reached the
+		// total); the top again down to 5 s below the old top, in its first page
+		expect(calls.map((call) => call.page)).toEqual([1, 2, 3, 4, 1]);
 	});
 });

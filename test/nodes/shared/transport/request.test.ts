@@ -24,9 +24,18 @@ function harnessFor(apiKey: string) {
 describe('apiRequest against the sandbox', () => {
 	test('returns the parsed body and the server Date', async () => {
 		const harness = harnessFor(sandbox.keys.demo);
-		const { body, serverDate } = await apiRequest<{ items: unknown[] }>(harness.context(), API_PATHS.forms, { qs: { per_page: 2 } });
-		expect(body.items).toHaveLength(2);
-		expect(Math.abs((serverDate as number) - Date.now())).toBeLessThan(60_000); // the server's clock, not a default
+		sandbox.clock.setOffsetMs(-3 * 86_400_000); // the server's clock, not this process's
+		try {
+			const before = sandbox.clock.now();
+			const { body, serverDate } = await apiRequest<{ items: unknown[] }>(harness.context(), API_PATHS.forms, { qs: { per_page: 2 } });
+			const after = sandbox.clock.now();
+			expect(body.items).toHaveLength(2);
+			// between the sandbox clock before the call and after it (the header has whole seconds)
+			expect(serverDate as number).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+			expect(serverDate as number).toBeLessThanOrEqual(after);
+		} finally {
+			sandbox.clock.setOffsetMs(0);
+		}
 	});
 
 	test('429: waits Retry-After and retries through the limiter until it succeeds', async () => {
@@ -42,6 +51,24 @@ describe('apiRequest against the sandbox', () => {
 			const next = sandbox.log[sandbox.log.indexOf(entry) + 1];
 			expect(next.at - entry.at).toBeGreaterThanOrEqual(1000);
 		}
+	});
+
+	test.each([
+		['without Retry-After (the contract does not say it can be missing): after 1 s', null, 1000],
+		['with a long Retry-After (3 s): after it', 3, 3000],
+	])('429 %s', async (_name, retryAfterS, waitMs) => {
+		const harness = harnessFor(sandbox.keys.demo);
+		sandbox.setChoices({ retryAfterS });
+		sandbox.setFaults({ every429: 2 });
+		try {
+			const ctx = harness.context();
+			await apiRequest(ctx, API_PATHS.forms);
+			await apiRequest(ctx, API_PATHS.forms);
+		} finally {
+			sandbox.setChoices({ retryAfterS: 1 });
+		}
+		expect(sandbox.log.map((entry) => entry.status)).toEqual([200, 429, 200]);
+		expect(sandbox.log[2].at - sandbox.log[1].at).toBeGreaterThanOrEqual(waitMs);
 	});
 
 	test('429 on every call: retried (slower and slower) until no request of the key was accepted for the stall time, then a clear error', async () => {

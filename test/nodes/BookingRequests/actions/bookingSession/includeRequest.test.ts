@@ -19,6 +19,21 @@ withSandbox({ seed: 5, sizes: { requests: 240, sessions: 200, forms: 3 } }, (sta
 	harness = ready;
 });
 
+/**
+ * Moves the sandbox clock an hour on and returns a moment just before it, less the sandbox's commit lag:
+ * Updated After that moment selects the activity that follows, and nothing of the seed or of the tests
+ * before, wherever the sessions without updated_at are listed (first, by default) and however late a
+ * write is committed.
+ */
+function activityFromNow(): string {
+	sandbox.clock.advance(3_600_000);
+	const lag = sandbox.choices().commitLagMs;
+	return new Date(sandbox.clock.now() - (Array.isArray(lag) ? lag[1] : lag) - 1).toISOString();
+}
+/** minutes_to_book from the sandbox's own stamps: whole minutes from the session's start to its request. */
+const minutesBetween = (session: { created_at: string | null }, request: { created_at: string }) =>
+	Math.floor((Date.parse(request.created_at) - Date.parse(session.created_at as string)) / 60_000);
+
 const calls = () => sandbox.log.map((entry) => `${entry.path}${entry.query.page ? `?page=${entry.query.page}` : ''}${entry.query.form_id ? `&form_id=${entry.query.form_id}` : ''}`);
 const asJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const requestOf = (id: string) => asJson(sandbox.workspace().requests.find((request) => request.id === id)!) as unknown as ApiRequest;
@@ -49,6 +64,7 @@ describe('Include Booking Request', () => {
 	});
 
 	test('minutes_to_book: first save (the session created_at) to the request created_at; null for a placeholder session', async () => {
+		const since = activityFromNow();
 		const draft = sandbox.startSession({ contact: { firstname: 'Ida', email: 'ida@example.com' } });
 		sandbox.clock.advance(12 * 60_000 + 59_000);
 		sandbox.saveSession(draft.id);
@@ -58,9 +74,11 @@ describe('Include Booking Request', () => {
 		const quick = sandbox.startSession();
 		sandbox.clock.advance(20_000);
 		sandbox.completeSession(quick.id);
-		const result = await harness.runAction({ resource: 'bookingSession', operation: 'getAll', limit: 3, options: { includeRequest: true } });
+		const result = await harness.runAction({ resource: 'bookingSession', operation: 'getAll', limit: 3, filters: { updatedAfter: since }, options: { includeRequest: true } });
 		const items = new Map(result.items.map((item) => [item.json.id as string, item.json]));
-		expect(items.get(draft.id)).toMatchObject({ status: 'completed', minutes_to_book: 13, request: { id: request.id } });
+		// 12:59 + 1:00 between the first save and the booking, each stamped up to the commit lag early
+		expect(minutesBetween(draft, request)).toBeGreaterThanOrEqual(13);
+		expect(items.get(draft.id)).toMatchObject({ status: 'completed', minutes_to_book: minutesBetween(draft, request), request: { id: request.id } });
 		expect(items.get(placeholder.session.id)).toMatchObject({ status: 'completed', step: 'confirm', minutes_to_book: null, request: { id: placeholder.request.id } });
 		expect(items.get(quick.id)).toMatchObject({ minutes_to_book: 0 });
 		// 3 wanted requests on page 1 of the request list: one read
@@ -68,19 +86,23 @@ describe('Include Booking Request', () => {
 	});
 
 	test('a request deleted since (404): request and minutes_to_book null, found by its Get; the others from the page', async () => {
+		const since = activityFromNow();
 		const drafts = [0, 1, 2, 3].map(() => sandbox.startSession());
 		sandbox.clock.advance(5 * 60_000);
 		const done = drafts.map((draft) => sandbox.completeSession(draft.id));
 		sandbox.deleteRequest(done[1].request.id);
-		const result = await harness.runAction({ resource: 'bookingSession', operation: 'getAll', limit: 4, options: { includeRequest: true } });
+		const result = await harness.runAction({ resource: 'bookingSession', operation: 'getAll', limit: 4, filters: { updatedAfter: since }, options: { includeRequest: true } });
 		const items = new Map(result.items.map((item) => [item.json.id as string, item.json as IDataObject]));
 		expect(items.get(drafts[1].id)).toMatchObject({ request_id: done[1].request.id, request: null, minutes_to_book: null });
-		for (const index of [0, 2, 3]) expect(items.get(drafts[index].id)).toMatchObject({ request: { id: done[index].request.id }, minutes_to_book: 5 });
+		for (const index of [0, 2, 3]) {
+			expect(items.get(drafts[index].id)).toMatchObject({ request: { id: done[index].request.id }, minutes_to_book: minutesBetween(drafts[index], done[index].request) });
+		}
 		expect(calls()).toEqual(['/api/v1/abandoned-sessions?page=1', '/api/v1/requests?page=1', `/api/v1/requests/${done[1].request.id}`]);
 	});
 
 	test("with a Form filter, only that form's requests are read", async () => {
 		const form = sandbox.workspace().forms.find((f) => !f.is_default)!;
+		const since = activityFromNow();
 		const drafts = [0, 1, 2].map(() => sandbox.startSession({ formId: form.id }));
 		sandbox.clock.advance(60_000);
 		for (const draft of drafts) sandbox.completeSession(draft.id);
@@ -89,10 +111,13 @@ describe('Include Booking Request', () => {
 			resource: 'bookingSession',
 			operation: 'getAll',
 			limit: 3,
-			filters: { formId: { __rl: true, mode: 'id', value: form.id } },
+			filters: { formId: { __rl: true, mode: 'id', value: form.id }, updatedAfter: since },
 			options: { includeRequest: true },
 		});
-		expect(result.items.map((item) => (item.json.request as IDataObject).id)).toEqual(drafts.map((d) => sandbox.workspace().sessions.find((s) => s.id === d.id)!.request_id).reverse()); // newest first
+		// in the list's order: most recently active first, as the sandbox stamped them (late commits included)
+		const ids = new Set(drafts.map((draft) => draft.id));
+		const expected = sandbox.ordered('sessions').filter((session) => ids.has(session.id));
+		expect(result.items.map((item) => (item.json.request as IDataObject).id)).toEqual(expected.map((session) => session.request_id));
 		expect(calls()).toEqual([`/api/v1/abandoned-sessions?page=1&form_id=${form.id}`, `/api/v1/requests?page=1&form_id=${form.id}`]);
 	});
 
