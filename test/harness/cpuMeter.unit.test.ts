@@ -33,6 +33,9 @@ test('each account is charged its own work, across awaits, while the others wait
 		}),
 	]);
 	const total = meter.stop();
-	expect(busy.micros).toBeGreaterThan(10 * waiting.micros);
+	// The hashing is charged to the account that did it: a meter that charged it to the account current
+	// when a timer fired would give `waiting` the larger share. (No tighter ratio: what the waiting
+	// account's timers and a GC between them cost depends on the machine's load.)
+	expect(busy.micros).toBeGreaterThan(waiting.micros);
 	expect(busy.micros + waiting.micros + meter.unattributed).toBe(total);
 });
