@@ -7,13 +7,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { draftContact, hasEmail } from '../../shared/output/session';
+import { draftContact, hasEmail, isCompleted } from '../../shared/output/session';
 import type { BookingSession } from '../../shared/types';
 import { timestampMs } from '../../shared/utils';
 import type { Reminder } from '../memory/customers';
 import { customerCodes } from '../memory/customers';
 import type { TriggerEvent } from '../model/event';
-import { hasRequest, sortTime } from '../model/pages';
+import { sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { keepsReminded, keepsSeen, skipsBooked } from '../model/settings';
 import type { Candidate } from '../model/windows';
@@ -41,7 +41,7 @@ function skipReason(session: BookingSession, codes: string[], candidate: Candida
 function judge(candidate: Candidate, context: JudgeContext): Decision {
 	const { settings, memory } = context;
 	const { id, item } = candidate;
-	if (hasRequest(item)) return { candidate };
+	if (isCompleted(item)) return { candidate };
 	const seenBefore = memory.hasSeen(id, candidate.at);
 	const markSeen = (): Pick<Decision, 'seen'> => {
 		if (!keepsSeen(settings)) return {};
@@ -68,7 +68,7 @@ function judge(candidate: Candidate, context: JudgeContext): Decision {
 /** Open sessions with a timestamp: with contact details first, then those idle for the delay, then the newest. */
 function samples(first: { sessions?: BookingSession[]; now: number }, settings: TriggerSettings): TriggerEvent[] {
 	const delay = settings.abandonedAfterMs;
-	const open = (first.sessions ?? []).filter((session) => !hasRequest(session) && sortTime('sessions', session) !== null);
+	const open = (first.sessions ?? []).filter((session) => !isCompleted(session) && sortTime('sessions', session) !== null);
 	const activity = (session: BookingSession) => sortTime('sessions', session) as number;
 	const isIdle = (session: BookingSession) => (activity(session) + delay <= first.now ? 1 : 0);
 	return ranked(open, [contactRank, isIdle])

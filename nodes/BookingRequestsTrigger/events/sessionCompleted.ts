@@ -7,11 +7,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { simplifyRequest } from '../../shared/output/request';
+import { isCompleted, requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import { REMINDED_RETENTION_DAYS } from '../memory/customers';
 import { DAY_MS } from '../memory/seen';
 import type { TriggerEvent } from '../model/event';
-import { EDGE_WINDOW_MS, hasRequest, sortTime } from '../model/pages';
+import { EDGE_WINDOW_MS, sortTime } from '../model/pages';
 import type { Candidate } from '../model/windows';
 import type { FormNames, ItemOptions } from '../output/items';
 import { sessionItem } from '../output/items';
@@ -40,9 +41,9 @@ function customerNotKnownYet(candidate: Candidate, request: BookingRequest | und
 function judge(candidate: Candidate, context: JudgeContext): Decision {
 	const { settings, memory } = context;
 	const { item, id } = candidate;
-	if (!hasRequest(item) || !settings.events.sessionCompleted) return { candidate };
+	if (!isCompleted(item) || !settings.events.sessionCompleted) return { candidate };
 	const session = item as BookingSession;
-	const request = context.bookings.byId.get(String(session.request_id));
+	const request = context.bookings.byId.get(requestIdOf(session) as string);
 	if (customerNotKnownYet(candidate, request, context)) return { candidate, defer: true };
 	const codes = memory.identity(sessionCodes(session, request));
 	const reminder = memory.lastReminder(codes);
@@ -92,7 +93,7 @@ export const sessionCompleted: EventKind = {
 	judge,
 	item,
 	samples: (first) =>
-		ranked((first.sessions ?? []).filter(hasRequest), [contactRank])
+		ranked((first.sessions ?? []).filter(isCompleted), [contactRank])
 			.slice(0, SAMPLES_PER_EVENT)
 			.map((session) => ({ event: 'session.completed', eventId: completedEventId(session), at: sortTime('sessions', session) ?? first.now, session, recovered: false })),
 };

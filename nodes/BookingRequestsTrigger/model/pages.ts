@@ -34,11 +34,6 @@ export interface PageObservation {
 	seq: number;
 }
 
-/** Whether a session is completed (has its booking request): no Session Abandoned for it. */
-export function hasRequest(session: ListItem): boolean {
-	return typeof session.request_id === 'string' && session.request_id !== '';
-}
-
 /** Position of an item in its list's order; null when the order does not place it (null timestamp). */
 export function sortTime(list: ListName, item: ListItem): number | null {
 	return timestampMs(list === 'sessions' ? item.updated_at : item.created_at);

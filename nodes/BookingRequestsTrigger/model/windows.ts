@@ -8,7 +8,7 @@
  * page) − 1 ms: every such item lies below that page's top item, and nothing moves up into the run
  * unseen. Everything the trigger decides rests on this; the planner only chooses pages cheaply.
  */
-import { isLastPage } from '../../shared/transport/pageReader';
+import { isLastPage } from '../../shared/pages';
 import type { KeySet } from '../memory/keySet';
 import type { ListItem, ListName, Located, Run } from './pages';
 import { sortTime, topTime } from './pages';

@@ -3,8 +3,9 @@
  * above its floor, so that every window reaches one common event time and none reads past where the
  * others get to (the frontier, rules/evaluate.ts): no page is read for nothing.
  */
-import { isLastPage } from '../../shared/transport/pageReader';
-import { hasRequest, sortTime, topTime } from '../model/pages';
+import { isCompleted } from '../../shared/output/session';
+import { isLastPage } from '../../shared/pages';
+import { sortTime, topTime } from '../model/pages';
 import type { ListView } from './listView';
 import type { Target } from './target';
 
@@ -104,7 +105,7 @@ function firstBookingAbove(view: ListView, floor: number): number | undefined {
 			const at = sortTime('sessions', item);
 			if (at === null) continue;
 			if (at <= floor) reachesFloor = true;
-			else if (hasRequest(item) && (first === undefined || at < first)) first = at;
+			else if (isCompleted(item) && (first === undefined || at < first)) first = at;
 		}
 	}
 	return reachesFloor ? first : undefined;

@@ -2,7 +2,7 @@
  * Finding a place in a list by timestamp without reading everything above it: a galloping search from
  * a guess, then bisection. Pages already read in this poll are used without a call.
  */
-import { isLastPage } from '../../shared/transport/pageReader';
+import { isLastPage } from '../../shared/pages';
 import type { ListItem, ListName, PageObservation } from '../model/pages';
 import { sortTime, topTime } from '../model/pages';
 import type { ListView, PageRequest } from './listView';

@@ -9,6 +9,7 @@ import type { WantedRequest } from '../../shared/requestJoin';
 import { joinRequests } from '../../shared/requestJoin';
 import { attachReserve } from '../../shared/requestLookup';
 import type { PageRead } from '../../shared/transport/pageReader';
+import { requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import type { Decision } from '../events/context';
 import type { TriggerEvent } from '../model/event';
@@ -53,7 +54,8 @@ function requestsToAttach(pages: PageObservation[], floor: number, needs: NeedsR
 		for (const item of page.items as BookingSession[]) {
 			if ((sortTime('sessions', item) ?? Infinity) <= floor) continue;
 			seen.add(item.id);
-			if (typeof item.request_id === 'string' && !listed.has(item.request_id) && needs(item)) wanted.add(item.request_id);
+			const id = requestIdOf(item);
+			if (id !== null && !listed.has(id) && needs(item)) wanted.add(id);
 		}
 	}
 	return { needing: wanted.size, seen: seen.size };
@@ -86,7 +88,7 @@ function wantedRequests(events: Array<TriggerEvent | undefined>, listed: Booking
 	for (const event of events) {
 		const session = sessionNeedingRequest(event, needs);
 		if (!session) continue;
-		const id = String(session.request_id);
+		const id = requestIdOf(session) as string;
 		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: sortTime('sessions', session) });
 	}
 	return [...wanted.values()];
@@ -107,7 +109,7 @@ async function attachEach(
 	for (const [index, event] of events.entries()) {
 		const session = sessionNeedingRequest(event, needs);
 		if (!event || !session) continue;
-		const id = String(session.request_id);
+		const id = requestIdOf(session) as string;
 		if (!known.has(id)) {
 			const request = await fetch(id);
 			if (request === undefined) return index;

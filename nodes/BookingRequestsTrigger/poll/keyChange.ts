@@ -5,6 +5,7 @@
  * and continues; a 404 means another workspace, which starts afresh (its history is not replayed,
  * nothing of the first workspace is reported again).
  */
+import { requestIdOf } from '../../shared/output/session';
 import type { TriggerMemory } from '../model/memory';
 import type { ListItem, PageObservation } from '../model/pages';
 import type { PageSource } from './source';
@@ -32,7 +33,7 @@ export function refOf(pages: PageObservation[], previous: string | undefined): s
 		for (const page of ordered) {
 			if (page.list !== list) continue;
 			const id = page.items
-				.map((item: ListItem) => (list === 'requests' ? item.id : (item as { request_id?: unknown }).request_id))
+				.map((item: ListItem) => (list === 'requests' ? item.id : requestIdOf(item)))
 				.find((value) => typeof value === 'string' && value.length > 0 && value.length <= 64);
 			if (typeof id === 'string') return id;
 		}

@@ -3,10 +3,11 @@
  * in the list (`below`), and the open drafts the horizon holds for later. Pure.
  */
 import { MAX_PER_PAGE } from '../../shared/constants';
-import { isLastPage } from '../../shared/transport/pageReader';
+import { isCompleted } from '../../shared/output/session';
+import { isLastPage } from '../../shared/pages';
 import { KeySet } from '../memory/keySet';
 import type { Located, PageObservation, ListName } from '../model/pages';
-import { hasRequest, sortTime } from '../model/pages';
+import { sortTime } from '../model/pages';
 import type { Candidate, Coverage, HeldMemory, Window, WindowMemory } from '../model/windows';
 import type { WindowOutcome } from './evaluate';
 
@@ -105,7 +106,7 @@ export function holdFurther(outcome: WindowOutcome, limit: number, room: number)
 	const { coverage, window } = outcome;
 	if (!coverage || coverage.partial !== undefined || outcome.upper <= limit) return { bound: limit, held };
 	const above = coverage.items.filter((entry) => entry.time > limit && entry.time <= outcome.upper).sort((a, b) => a.time - b.time);
-	const waits = (entry: Located) => !hasRequest(entry.item) && !window.done.has(entry.time, entry.item.id);
+	const waits = (entry: Located) => !isCompleted(entry.item) && !window.done.has(entry.time, entry.item.id);
 	const first = above.findIndex(waits);
 	if (first < 0) return { bound: outcome.upper, held };
 	let last = first;
