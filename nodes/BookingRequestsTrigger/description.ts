@@ -2,8 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { formLocator } from '../shared/locators';
 import { EVENT_KINDS } from './events';
-import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestChanges';
-import { WATCH_PAGES_PER_POLL } from './planner/watched';
+import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestUpdated/changes';
+import { WATCH_PAGES_PER_POLL } from './events/requestUpdated/rotation';
 
 export const TRIGGER_DESCRIPTION =
 	'Starts a workflow when a customer leaves a booking unfinished, finishes a booking, or a new booking request arrives';

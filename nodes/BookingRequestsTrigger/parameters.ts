@@ -10,9 +10,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { resolveTarget } from '../shared/transport/request';
 import { assertUuid } from '../shared/validation';
 import { EVENT_KINDS, eventLetters } from './events';
-import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestChanges';
-import type { WatchGroup } from './memory/requests/watched';
-import { WATCH_GROUPS } from './memory/requests/watched';
+import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestUpdated/changes';
+import type { WatchGroup } from './events/requestUpdated/fields';
+import { WATCH_GROUPS } from './events/requestUpdated/fields';
 import type { TriggerSettings, UpdateSettings } from './model/settings';
 import type { PollParameters } from './poll/activePoll';
 

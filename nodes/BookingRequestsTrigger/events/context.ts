@@ -6,11 +6,11 @@
  */
 import { draftContact } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
-import type { Reminder } from '../memory/customers';
-import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../memory/customers';
-import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../memory/seen';
+import type { Reminder } from '../state/customers';
+import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../state/customers';
+import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
 import type { TriggerEvent } from '../model/event';
-import type { CustomerMemories } from '../model/memory';
+import type { CustomerMemories } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';

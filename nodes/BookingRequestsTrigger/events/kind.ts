@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { UpdatesMemory } from '../memory/requests/records';
+import type { UpdatesMemory } from './requestUpdated/records';
 import type { EventName, TriggerEvent } from '../model/event';
 import type { PageObservation } from '../model/pages';
 import type { EventValue, TriggerSettings } from '../model/settings';

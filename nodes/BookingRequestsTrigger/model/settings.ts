@@ -2,7 +2,7 @@
  * What a poll is asked to do: the trigger's settings as the rules read them (parameters.ts reads and
  * checks them from the node), and the rules that follow from them alone.
  */
-import type { WatchGroup } from '../memory/requests/watched';
+import type { WatchGroup } from '../events/requestUpdated/fields';
 
 /** Request Updated's options. */
 export interface UpdateSettings {

@@ -9,7 +9,7 @@
  * unseen. Everything the trigger decides rests on this; the planner only chooses pages cheaply.
  */
 import { isLastPage } from '../../shared/pages';
-import type { KeySet } from '../memory/keySet';
+import type { KeySet } from '../state/keySet';
 import type { ListItem, ListName, Located, Run } from './pages';
 import { sortTime, topTime } from './pages';
 

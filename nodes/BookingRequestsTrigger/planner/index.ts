@@ -16,7 +16,7 @@
  *    upward, then downward from there (model/windows.ts says why that is exact).
  */
 import { listsFor } from '../events';
-import type { TriggerMemory } from '../model/memory';
+import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
@@ -31,8 +31,8 @@ import { locate, locateStart, stopAtPageStart } from './search';
 import type { Target } from './target';
 import { covered, reachedBy, runStopped, stopOf } from './target';
 import { targetsOf } from './targets';
-import type { WatchedReads } from './watched';
-import { readWatched } from './watched';
+import type { WatchedReads } from '../events/requestUpdated/rotation';
+import { readWatched } from '../events/requestUpdated/rotation';
 
 export type { PageRequest } from './listView';
 export { shareBudget } from './pace';

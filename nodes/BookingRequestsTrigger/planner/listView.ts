@@ -2,7 +2,7 @@
  * What the poll has read of each list so far, and where the saved state says a timestamp lies in it:
  * the planner's view of the lists. Pure reads of the poll's pages and the previous state; no decision.
  */
-import type { TriggerMemory } from '../model/memory';
+import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation, Run } from '../model/pages';
 import { runsOf } from '../model/pages';
 import type { Window } from '../model/windows';

@@ -6,7 +6,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 
 import { REQUEST_TIMEOUT_MS } from '../../shared/constants';
 import { listsFor } from '../events';
-import type { TriggerMemory } from '../model/memory';
+import type { TriggerMemory } from '../state/decoded';
 import { needsRequest } from '../output/items';
 import type { TriggerSettings } from '../model/settings';
 import type { ItemOptions } from '../output/items';

@@ -13,7 +13,7 @@ import { requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import type { Decision } from '../events/context';
 import type { TriggerEvent } from '../model/event';
-import type { TriggerMemory } from '../model/memory';
+import type { TriggerMemory } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { requestsRead, sortTime } from '../model/pages';
 import type { Budget } from './budget';

@@ -6,7 +6,7 @@
  * nothing of the first workspace is reported again).
  */
 import { requestIdOf } from '../../shared/output/session';
-import type { TriggerMemory } from '../model/memory';
+import type { TriggerMemory } from '../state/decoded';
 import type { ListItem, PageObservation } from '../model/pages';
 import type { PageSource } from './source';
 

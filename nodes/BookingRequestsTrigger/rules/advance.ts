@@ -5,7 +5,7 @@
 import { MAX_PER_PAGE } from '../../shared/constants';
 import { isCompleted } from '../../shared/output/session';
 import { isLastPage } from '../../shared/pages';
-import { KeySet } from '../memory/keySet';
+import { KeySet } from '../state/keySet';
 import type { Located, PageObservation, ListName } from '../model/pages';
 import { sortTime } from '../model/pages';
 import type { Candidate, Coverage, HeldMemory, Window, WindowMemory } from '../model/windows';

@@ -2,11 +2,11 @@
  * The baseline: the first poll (or a new start) emits nothing and remembers where things stand, so
  * that only what happens from now on is reported.
  */
-import { BookedMemory, RemindedMemory } from '../memory/customers';
-import { KeySet } from '../memory/keySet';
-import { SeenMemory } from '../memory/seen';
-import { UpdatesMemory } from '../memory/requests/records';
-import type { CustomerMemories, TriggerMemory } from '../model/memory';
+import { BookedMemory, RemindedMemory } from '../state/customers';
+import { KeySet } from '../state/keySet';
+import { SeenMemory } from '../state/seen';
+import { UpdatesMemory } from '../events/requestUpdated/records';
+import type { CustomerMemories, TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';

@@ -8,7 +8,7 @@
  * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
  */
 import { judgesOf, windowsNeeded } from '../events';
-import type { TriggerMemory } from '../model/memory';
+import type { TriggerMemory } from '../state/decoded';
 import type { ListItem, ListName, PageObservation, Run } from '../model/pages';
 import { readBounds, runsOf, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';

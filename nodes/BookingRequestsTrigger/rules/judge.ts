@@ -7,7 +7,7 @@ import type { Decision } from '../events/context';
 import { judgeContext } from '../events/context';
 import { judgesOf } from '../events';
 import type { TriggerEvent } from '../model/event';
-import type { CustomerMemories } from '../model/memory';
+import type { CustomerMemories } from '../state/decoded';
 import type { TriggerSettings } from '../model/settings';
 import type { Evaluation } from './evaluate';
 

@@ -6,7 +6,7 @@
  */
 import type { Decision } from '../events/context';
 import { sharedInPoll } from '../events/context';
-import type { CustomerMemories, SessionMemory, TriggerMemory } from '../model/memory';
+import type { CustomerMemories, SessionMemory, TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { EDGE_WINDOW_MS, readBounds } from '../model/pages';
 import type { Candidate, WindowName } from '../model/windows';

@@ -4,11 +4,11 @@
  * does not validate is treated as absent (a new start), never as a reason to fail every poll.
  */
 import { letterOf } from '../events';
-import { BookedMemory, RemindedMemory } from '../memory/customers';
-import { KeySet } from '../memory/keySet';
-import { isUpdatesState, UpdatesMemory } from '../memory/requests/records';
-import { SeenMemory } from '../memory/seen';
-import type { CustomerMemories, SessionMemory, TriggerMemory } from '../model/memory';
+import { BookedMemory, RemindedMemory } from './customers';
+import { KeySet } from './keySet';
+import { isUpdatesState, UpdatesMemory } from '../events/requestUpdated/records';
+import { SeenMemory } from './seen';
+import type { CustomerMemories, SessionMemory, TriggerMemory } from './decoded';
 import type { TriggerSettings } from '../model/settings';
 import type { HeldMemory, WindowMemory } from '../model/windows';
 import type { HeldState, SessionsState, TriggerState, WindowState } from './format';

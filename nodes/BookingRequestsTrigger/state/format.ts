@@ -12,7 +12,7 @@
  * - `below`: where the floor sits in the list, counted from the end (stable when items are added at
  *   the top); `deeper` when only a bound is known (a search starts there).
  * Sessions also keep `checkpoints` ([server time, list length] of recent polls), the customers'
- * memories (hashed: memory/) and, while a backlog is drained, `held` (open drafts passed early).
+ * memories (hashed: customers.ts, seen.ts) and, while a backlog is drained, `held` (open drafts passed early).
  *
  * Versions: v1 (capped id lists) is read as no state (a new start); v2 (windows and the seen memory) is
  * read as v3 with empty customer memories; v3 adds the customer memories. Request Updated's records
@@ -20,12 +20,12 @@
  * records without one.
  */
 import { timestampMs } from '../../shared/utils';
-import type { PackedDays } from '../memory/customers';
-import { isPackedBooked, isPackedReminded } from '../memory/customers';
-import type { PackedKeys } from '../memory/keySet';
-import { isPackedCodes } from '../memory/keySet';
-import type { UpdatesState } from '../memory/requests/records';
-import type { PackedSeen } from '../memory/seen';
+import type { PackedDays } from './customers';
+import { isPackedBooked, isPackedReminded } from './customers';
+import type { PackedKeys } from './keySet';
+import { isPackedCodes } from './keySet';
+import type { UpdatesState } from '../events/requestUpdated/records';
+import type { PackedSeen } from './seen';
 
 export const STATE_VERSION = 3;
 

@@ -1,7 +1,7 @@
 /**
  * What a run of pages proves about a window (windows.ts), and the planner's small pure helpers.
  */
-import { KeySet } from '../../../nodes/BookingRequestsTrigger/memory/keySet';
+import { KeySet } from '../../../nodes/BookingRequestsTrigger/state/keySet';
 import { pollNow } from '../../../nodes/BookingRequestsTrigger/model/pages';
 import { shareBudget } from '../../../nodes/BookingRequestsTrigger/planner';
 import type { ListItem, PageObservation } from '../../../nodes/BookingRequestsTrigger/model/pages';

@@ -1,15 +1,15 @@
 /**
  * Request Updated's detection as a pure function of (records, pages read, passed, activation, now,
- * settings): updates/detect.ts with the records of updates/records.ts encoded and decoded between
+ * settings): events/requestUpdated/changes.ts with the records of records.ts encoded and decoded between
  * polls as the static data would be. The node over HTTP: requestUpdated.test.ts.
  */
 import type { BookingRequest } from '../../../../nodes/shared/types';
-import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestChanges';
-import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestChanges';
+import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
+import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
 import type { UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/model/settings';
-import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';
-import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';
-import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/memory/requests/contactSeal';
+import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
+import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
+import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/contactSeal';
 import type { PageObservation } from '../../../../nodes/BookingRequestsTrigger/model/pages';
 import { makeRequest } from '../../../support/triggerWorld';
 

@@ -3,10 +3,10 @@
  * the start of a poll, what the rules read and return, and what state/ writes at its end. Times are
  * milliseconds on the API server's clock, never n8n's.
  */
-import type { BookedMemory, RemindedMemory } from '../memory/customers';
-import type { UpdatesMemory } from '../memory/requests/records';
-import type { SeenMemory } from '../memory/seen';
-import type { HeldMemory, WindowMemory } from './windows';
+import type { BookedMemory, RemindedMemory } from './customers';
+import type { UpdatesMemory } from '../events/requestUpdated/records';
+import type { SeenMemory } from './seen';
+import type { HeldMemory, WindowMemory } from '../model/windows';
 
 /** What the trigger knows about customers (not sessions): kept across a Form change. */
 export interface CustomerMemories {

@@ -7,9 +7,9 @@
  * Where the rotation stands is kept as a RANK (the place counted from the end of the list): requests
  * are only added at the top, so a rank does not move, and reading downward from it never skips one.
  */
-import type { ListView } from './listView';
-import { pageOf } from './listView';
-import type { Plan, ReadGate } from './search';
+import type { ListView } from '../../planner/listView';
+import { pageOf } from '../../planner/listView';
+import type { Plan, ReadGate } from '../../planner/search';
 
 /** Calls a poll spends at most on the older pages of the watched range (docs/booking-requests-trigger.md: how often each request is checked). */
 export const WATCH_PAGES_PER_POLL = 10;

@@ -21,16 +21,16 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { BookingRequest } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
-import { seal } from '../memory/requests/contactSeal';
-import type { WatchedRecord } from '../memory/requests/records';
-import { UpdatesMemory } from '../memory/requests/records';
-import type { ChangeField, Watched } from '../memory/requests/watched';
-import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from '../memory/requests/watched';
-import type { PageObservation } from '../model/pages';
-import { sortTime } from '../model/pages';
-import type { UpdateSettings } from '../model/settings';
+import type { BookingRequest } from '../../../shared/types';
+import { timestampMs } from '../../../shared/utils';
+import { seal } from './contactSeal';
+import type { WatchedRecord } from './records';
+import { UpdatesMemory } from './records';
+import type { ChangeField, Watched } from './fields';
+import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
+import type { PageObservation } from '../../model/pages';
+import { sortTime } from '../../model/pages';
+import type { UpdateSettings } from '../../model/settings';
 
 /** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (docs/booking-requests-trigger.md). */
 export const DEFAULT_WATCH_NEWEST = 500;

@@ -1,20 +1,20 @@
 /**
  * Request Updated: the watched fields of one of the newest booking requests changed since this trigger
- * last read it (requestChanges.ts has the rules). Not a window of the list: the newest "Watch the Newest"
- * requests are re-read in rotation (planner/watched.ts) and compared with what is remembered of each
- * (memory/requests/records.ts). Event time: `updated_at`, else the poll's now.
+ * last read it (changes.ts has the rules). Not a window of the list: the newest "Watch the Newest"
+ * requests are re-read in rotation (rotation.ts) and compared with what is remembered of each
+ * (records.ts). Event time: `updated_at`, else the poll's now.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { BookingRequest } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
-import type { TriggerEvent } from '../model/event';
-import type { WindowMemory } from '../model/windows';
-import { sortTime } from '../model/pages';
-import { requestItem } from '../output/items';
-import { SAMPLES_PER_EVENT } from '../output/samples';
-import type { EventKind, WatchedInput } from './kind';
-import { detectUpdates, updatedEventId } from './requestChanges';
+import type { BookingRequest } from '../../../shared/types';
+import { timestampMs } from '../../../shared/utils';
+import type { TriggerEvent } from '../../model/event';
+import type { WindowMemory } from '../../model/windows';
+import { sortTime } from '../../model/pages';
+import { requestItem } from '../../output/items';
+import { SAMPLES_PER_EVENT } from '../../output/samples';
+import type { EventKind, WatchedInput } from '../kind';
+import { detectUpdates, updatedEventId } from './changes';
 
 /** Whether the request window (after this poll) has passed a request: its creation is handled. */
 function passedBy(window: WindowMemory | undefined): (request: BookingRequest) => boolean {
