@@ -11,7 +11,7 @@ import type { EventName, TriggerEvent } from '../model/event';
 import type { PageObservation } from '../model/pages';
 import type { EventValue, TriggerSettings } from '../model/settings';
 import type { Candidate, WindowMemory, WindowName } from '../model/windows';
-import type { FormNames, ItemOptions } from '../output/items';
+import type { FormNames, ItemOptions } from '../output/itemFields';
 import type { FirstPages } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
 

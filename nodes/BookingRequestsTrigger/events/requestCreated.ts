@@ -8,7 +8,7 @@ import type { TriggerEvent } from '../model/event';
 import { sortTime } from '../model/pages';
 import { skipsBooked } from '../model/settings';
 import type { Candidate } from '../model/windows';
-import { requestItem } from '../output/items';
+import { requestItem } from '../output/itemFields';
 import { SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
 import { requestCodes } from './context';

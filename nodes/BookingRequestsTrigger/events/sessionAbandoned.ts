@@ -17,7 +17,7 @@ import { sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { keepsReminded, keepsSeen, skipsBooked } from '../model/settings';
 import type { Candidate } from '../model/windows';
-import { sessionItem } from '../output/items';
+import { sessionItem } from '../output/itemFields';
 import { contactRank, ranked, SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
 import type { EventKind } from './kind';

@@ -10,7 +10,7 @@
  *    items are added at the top) and the checkpoints of earlier polls give a guess (listView.ts), the
  *    run's first read checks it, a galloping/binary search by timestamp corrects it (search.ts) — or,
  *    when it is near, by reading on from page 1.
- * 3. The pages the poll can still afford are shared (pace.ts): first every window's step of progress
+ * 3. The pages the poll can still afford are shared (shares.ts): first every window's step of progress
  *    (no window emits past the one furthest behind), then the rest by need. A window that does not fit
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
  *    upward, then downward from there (model/windows.ts says why that is exact).
@@ -25,17 +25,17 @@ import { locatedBelow } from '../rules/advance';
 import { windowsOf } from '../rules/evaluate';
 import type { PageRequest } from './listView';
 import { ListView, pageOf } from './listView';
-import { pacedShares, pagesToReach, paceOf, reach, shareBudget as shareBudgetOf } from './pace';
+import { evenShares, pagesToReach, densityOf, reach, shareBudget as shareBudgetOf } from './shares';
 import type { Plan } from './search';
 import { locate, locateStart, stopAtPageStart } from './search';
-import type { Target } from './target';
-import { covered, reachedBy, runStopped, stopOf } from './target';
-import { targetsOf } from './targets';
+import type { Target } from './targets';
+import { covered, reachedBy, runStopped, stopOf } from './targets';
+import { targetsOf } from './jointRuns';
 import type { WatchedReads } from '../events/requestUpdated/rotation';
 import { readWatched } from '../events/requestUpdated/rotation';
 
 export type { PageRequest } from './listView';
-export { shareBudget } from './pace';
+export { shareBudget } from './shares';
 
 export interface PlanInput {
 	previous: TriggerMemory | undefined;
@@ -142,15 +142,15 @@ export class Planner {
 		// list is read: read after it, the run would start again at page 1.
 		const fit = reach(view, open, this.input.pagesLeft(), now);
 		if (fit && fit.time === undefined) open.sort((a, b) => Number(this.extendsTopRun(b)) - Number(this.extendsTopRun(a)));
-		// When every window's pace is known, its share is what reaches one common event time: no window
+		// When every window's density is known, its share is what reaches one common event time: no window
 		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
 		// share goes first; the others then read up to where it got.
-		const paced = pacedShares(view, open, this.input.pagesLeft(), now);
+		const even = evenShares(view, open, this.input.pagesLeft(), now);
 		// A window whose first event lies beyond where the others get to this poll holds nobody back: not
-		// read now. Paces are estimates: when the others are through with pages to spare, it comes after.
+		// read now. Densities are estimates: when the others are through with pages to spare, it comes after.
 		const later: Target[] = [];
-		if (paced && deferring) for (let i = open.length - 1; i >= 0; i--) if (paced.get(open[i]) === 0) later.push(...open.splice(i, 1));
-		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
+		if (even && deferring) for (let i = open.length - 1; i >= 0; i--) if (even.get(open[i]) === 0) later.push(...open.splice(i, 1));
+		if (even) open.sort((a, b) => (even.get(b) as number) - (even.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
 		let reached = Infinity;
 		while (open.length > 0) {
 			const left = this.input.pagesLeft();
@@ -161,24 +161,24 @@ export class Planner {
 			// Each target's step first; what is left is shared by what each needs beyond it.
 			const extra = shareExtra(needs, mins, left - minimum);
 			const target = open.shift() as Target;
-			let pace = paced?.get(target);
-			if (pace !== undefined && reached !== Infinity) {
-				const own = paceOf(view, target, now);
-				if (own) pace = Math.min(pace, pagesToReach(own, reached));
-				if (pace === 0 && deferring) {
+			let evenShare = even?.get(target);
+			if (evenShare !== undefined && reached !== Infinity) {
+				const own = densityOf(view, target, now);
+				if (own) evenShare = Math.min(evenShare, pagesToReach(own, reached));
+				if (evenShare === 0 && deferring) {
 					later.push(target);
 					continue;
 				}
 			}
 			// The last one may use whatever is left (needs are estimates; a larger run only helps).
 			const share =
-				pace !== undefined
-					? Math.max(1, Math.min(left, Math.max(mins[0], pace)))
+				evenShare !== undefined
+					? Math.max(1, Math.min(left, Math.max(mins[0], evenShare)))
 					: open.length === 0
 						? left
 						: Math.max(1, Math.min(left, mins[0] + extra[0]));
 			yield* this.readTarget(target, share, minimum - mins[0]);
-			if (paced) reached = Math.min(reached, reachedBy(view, target));
+			if (even) reached = Math.min(reached, reachedBy(view, target));
 		}
 		if (later.length > 0 && all.every((target) => later.includes(target) || covered(view, target)) && this.input.pagesLeft() >= 1) {
 			yield* this.readTargets(later, false);

@@ -7,9 +7,9 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { REQUEST_TIMEOUT_MS } from '../../shared/constants';
 import { listsFor } from '../events';
 import type { TriggerMemory } from '../state/decoded';
-import { needsRequest } from '../output/items';
+import { needsRequest } from '../output/itemFields';
 import type { TriggerSettings } from '../model/settings';
-import type { ItemOptions } from '../output/items';
+import type { ItemOptions } from '../output/itemFields';
 import { readMemory, writeMemory } from '../state/codec';
 import { STATE_KEY } from '../state/format';
 import { CallBudget } from './budget';

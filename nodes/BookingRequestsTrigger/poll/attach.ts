@@ -1,5 +1,5 @@
 /**
- * Booking requests attached to completed sessions, when their items need them (output/items.ts
+ * Booking requests attached to completed sessions, when their items need them (output/itemFields.ts
  * `needsRequest`): from the request pages the poll read, then from more pages of the request list when
  * many are wanted (shared/requestJoin.ts), else one Get request each (never twice per poll), within the
  * poll's budget. When it runs out, the events stop before the first one that could not be completed

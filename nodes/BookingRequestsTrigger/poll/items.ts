@@ -8,8 +8,8 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import type { ApiContext } from '../../shared/transport/request';
 import { kindOf } from '../events';
 import type { TriggerEvent } from '../model/event';
-import type { FormNames, ItemOptions } from '../output/items';
-import { keepsEvent } from '../output/items';
+import type { FormNames, ItemOptions } from '../output/itemFields';
+import { keepsEvent } from '../output/itemFields';
 import { formNamesFor } from './formNames';
 
 /** The items of `events` (already filtered and with their requests attached). Pure. */

@@ -1,9 +1,9 @@
 /**
- * items.ts as a pure function of (events, options, form names): no n8n, no API.
+ * The items (poll/items.ts, output/itemFields.ts) as a pure function of (events, options, form names): no n8n, no API.
  */
-import { idleMinutes, keepsEvent, needsRequest } from '../../../nodes/BookingRequestsTrigger/output/items';
+import { idleMinutes, keepsEvent, needsRequest } from '../../../nodes/BookingRequestsTrigger/output/itemFields';
 import { shapeItems } from '../../../nodes/BookingRequestsTrigger/poll/items';
-import type { ItemOptions } from '../../../nodes/BookingRequestsTrigger/output/items';
+import type { ItemOptions } from '../../../nodes/BookingRequestsTrigger/output/itemFields';
 import type { TriggerEvent } from '../../../nodes/BookingRequestsTrigger/model/event';
 import { FORM_A, MIN, T0, iso, makeRequest, makeSession } from '../../support/triggerWorld';
 

@@ -11,7 +11,7 @@ import { timestampMs } from '../../../shared/utils';
 import type { TriggerEvent } from '../../model/event';
 import type { WindowMemory } from '../../model/windows';
 import { sortTime } from '../../model/pages';
-import { requestItem } from '../../output/items';
+import { requestItem } from '../../output/itemFields';
 import { SAMPLES_PER_EVENT } from '../../output/samples';
 import type { EventKind, WatchedInput } from '../kind';
 import { detectUpdates, updatedEventId } from './changes';

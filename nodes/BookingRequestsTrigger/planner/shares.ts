@@ -1,22 +1,22 @@
 /**
- * Sharing a poll's pages between windows by pace: each window's pages per millisecond of its list
- * above its floor, so that every window reaches one common event time and none reads past where the
- * others get to (the frontier, rules/evaluate.ts): no page is read for nothing.
+ * Sharing a poll's pages between windows by their density: each window's pages per millisecond of its
+ * list above its floor, so that every window reaches one common event time and none reads past where
+ * the others get to (the frontier, rules/evaluate.ts): no page is read for nothing.
  */
 import { isCompleted } from '../../shared/output/session';
 import { isLastPage } from '../../shared/pages';
 import { sortTime, topTime } from '../model/pages';
 import type { ListView } from './listView';
-import type { Target } from './target';
+import type { Target } from './targets';
 
-/** Where a window stands in event time, its pages per ms above its floor, and pages it reads before it moves. */
-export interface Pace {
+/** Where a window stands in event time, its density (pages per ms above its floor), and pages it reads before it moves. */
+export interface Density {
 	start: number;
 	perMs: number;
 	fixed: number;
 	/** Event time at which the window is read through (the held window ends at its newest session). */
 	end?: number;
-	/** Event time up to which the list holds nothing above the floor (an estimate: pace only). */
+	/** Event time up to which the list holds nothing above the floor (an estimate: the density only). */
 	quietUntil?: number;
 }
 
@@ -36,16 +36,16 @@ export function shareBudget(needs: number[], left: number): number[] {
 }
 
 /** Pages a window reads to cover up to event time `time` (the partly read page at each end included). */
-export function pagesToReach(pace: Pace, time: number): number {
-	const until = Math.min(time, pace.end ?? Infinity);
-	const from = Math.max(pace.start, pace.quietUntil ?? -Infinity);
-	return time > pace.start ? Math.ceil(pace.fixed + Math.max(0, until - from) * pace.perMs) + 1 : 0;
+export function pagesToReach(density: Density, time: number): number {
+	const until = Math.min(time, density.end ?? Infinity);
+	const from = Math.max(density.start, density.quietUntil ?? -Infinity);
+	return time > density.start ? Math.ceil(density.fixed + Math.max(0, until - from) * density.perMs) + 1 : 0;
 }
 
 /** The event time all windows reach with `left` pages (undefined when all of them fit up to `now`). */
-export function reachWith(paces: Pace[], left: number, now: number): number | undefined {
-	const cost = (time: number) => paces.reduce((sum, pace) => sum + pagesToReach(pace, time), 0);
-	let low = Math.min(...paces.map((pace) => pace.start));
+export function reachWith(densities: Density[], left: number, now: number): number | undefined {
+	const cost = (time: number) => densities.reduce((sum, density) => sum + pagesToReach(density, time), 0);
+	let low = Math.min(...densities.map((density) => density.start));
 	let high = now + 1;
 	if (cost(high) <= left) return undefined;
 	for (let i = 0; i < 50; i++) {
@@ -57,11 +57,11 @@ export function reachWith(paces: Pace[], left: number, now: number): number | un
 }
 
 /**
- * Where a target's window stands in event time, its pace (pages per ms of the list above its floor,
+ * Where a target's window stands in event time, its density (pages per ms of the list above its floor,
  * from the list length now and `below`) and the pages it must read before it moves (one run for
  * both session windows: the band between their floors). Undefined when not known.
  */
-export function paceOf(view: ListView, target: Target, now: number | undefined): Pace | undefined {
+export function densityOf(view: ListView, target: Target, now: number | undefined): Density | undefined {
 	const { total, perPage } = view.shape(target.list);
 	const window = target.completions ?? target.window;
 	if (total === undefined || window.below === undefined || now === undefined) return undefined;
@@ -93,7 +93,7 @@ export function paceOf(view: ListView, target: Target, now: number | undefined):
 /**
  * The oldest completion (a session with a booking request) that this poll's session pages show above
  * `floor`, when they also reach down to the floor (so no older one lies between); undefined otherwise.
- * Only a pace estimate: model/windows.ts proves what is read.
+ * Only a density estimate: model/windows.ts proves what is read.
  */
 function firstBookingAbove(view: ListView, floor: number): number | undefined {
 	let first: number | undefined;
@@ -112,21 +112,21 @@ function firstBookingAbove(view: ListView, floor: number): number | undefined {
 }
 
 /**
- * The event time every target reaches with `left` pages shared by pace (time undefined: all reach
- * now, at `cost` pages); undefined when a pace is not known.
+ * The event time every target reaches with `left` pages shared by density (time undefined: all reach
+ * now, at `cost` pages); undefined when a density is not known.
  */
 export function reach(view: ListView, targets: Target[], left: number, now: number): { time: number | undefined; cost: number } | undefined {
-	const paces = targets.map((target) => paceOf(view, target, now));
-	if (targets.length === 0 || paces.some((pace) => pace === undefined)) return undefined;
-	return { time: reachWith(paces as Pace[], left, now), cost: (paces as Pace[]).reduce((sum, pace) => sum + pagesToReach(pace, now + 1), 0) };
+	const densities = targets.map((target) => densityOf(view, target, now));
+	if (targets.length === 0 || densities.some((density) => density === undefined)) return undefined;
+	return { time: reachWith(densities as Density[], left, now), cost: (densities as Density[]).reduce((sum, density) => sum + pagesToReach(density, now + 1), 0) };
 }
 
-/** Shares of `left` pages that bring every target to one event time (undefined: a pace is not known, or all fit). */
-export function pacedShares(view: ListView, targets: Target[], left: number, now: number): Map<Target, number> | undefined {
+/** Shares of `left` pages that bring every target to one event time (undefined: a density is not known, or all fit). */
+export function evenShares(view: ListView, targets: Target[], left: number, now: number): Map<Target, number> | undefined {
 	if (targets.length < 2) return undefined;
-	const paces = targets.map((target) => paceOf(view, target, now));
-	if (paces.some((pace) => pace === undefined)) return undefined;
-	const time = reachWith(paces as Pace[], left, now);
-	if (time === undefined) return undefined; // everything fits: no need to pace
-	return new Map(targets.map((target, i) => [target, pagesToReach(paces[i] as Pace, time)]));
+	const densities = targets.map((target) => densityOf(view, target, now));
+	if (densities.some((density) => density === undefined)) return undefined;
+	const time = reachWith(densities as Density[], left, now);
+	if (time === undefined) return undefined; // everything fits: no need to share
+	return new Map(targets.map((target, i) => [target, pagesToReach(densities[i] as Density, time)]));
 }
