@@ -1,8 +1,8 @@
 /**
  * Windows of a list's order, and what a poll's page reads prove about them. Pure.
  *
- * A window (lo, hi] of one list's sort timestamps is COVERED by a run (pages.ts) when the run reaches a
- * "stop": an item at or below `lo` (or, while a tie group is drained, an already handled item of the
+ * A window (floor, hi] of one list's sort timestamps is COVERED by a run (pages.ts) when the run reaches
+ * a "stop": an item at or below `floor` (or, while a tie group is drained, an already handled item of the
  * tie), or the end of the list. Then every item of the window with a timestamp up to `upper` was read,
  * where `upper` is +∞ for a run starting at page 1, else (the highest timestamp on the run's first
  * page) − 1 ms: every such item lies below that page's top item, and nothing moves up into the run
@@ -49,24 +49,17 @@ export interface HeldMemory extends WindowMemory {
 	topBelow?: number;
 }
 
-/** A window of one list to bring up to date in this poll. */
-export interface Window {
+/**
+ * A window of one list to bring up to date in this poll: its memory (handled up to `floor`, the
+ * exclusive lower bound) and what this poll adds to it.
+ */
+export interface Window extends WindowMemory {
 	name: WindowName;
 	list: ListName;
-	/** Handled up to here (exclusive lower bound of the window). */
-	lo: number;
 	/** Upper bound (inclusive): +∞ for windows at the top of the list, now − delay for the horizon. */
 	hi: number;
 	/** Event time of an item = its sort time + offset (0, or the abandonment delay). */
 	offset: number;
-	/** Ids handled above `lo`. */
-	done: KeySet;
-	/** While a tie group (one timestamp) larger than one poll is drained: its timestamp. */
-	tie?: number;
-	/** Items at or below `lo`, counted from the end of the list (a hint, never trusted for correctness). */
-	below?: number;
-	/** When `below` is not known: at most this many items lie at or below `lo`. */
-	deeper?: number;
 	/** Items at or below `hi`, counted from the end (a hint for where a run over the window starts). */
 	hiBelow?: number;
 	/** Only these items (by timestamp and id) are the window's events (the held sessions). */
@@ -89,16 +82,16 @@ export interface Candidate {
 
 export interface Coverage {
 	run: Run;
-	/** Every window item with a sort time in (lo, upper] was read by the run (upper ≤ hi). */
+	/** Every window item with a sort time in (floor, upper] was read by the run (upper ≤ hi). */
 	upper: number;
 	/** The run covers the whole window (upper reached hi, or the run started at page 1). */
 	complete: boolean;
 	/**
-	 * Items read by the run above its stop: lo < time ≤ upper, or == partial; for a run from page 1 also
+	 * Items read by the run above its stop: floor < time ≤ upper, or == partial; for a run from page 1 also
 	 * those above upper whose timestamps are ahead of the server's clock.
 	 */
 	items: Located[];
-	/** A tie group larger than the run, drained from the bottom: its timestamp (upper is then lo). */
+	/** A tie group larger than the run, drained from the bottom: its timestamp (upper is then the floor). */
 	partial?: number;
 	/** Where the run stopped: the stop item, or undefined for the end of the list. */
 	stop?: Located;
@@ -116,7 +109,7 @@ export function aheadOfClock(entry: Located): boolean {
 
 /** The stop of a window: an item at or below its floor, or a handled item of the tie being drained. */
 export function isStop(window: Window, time: number, item: ListItem): boolean {
-	return time <= window.lo || (window.tie !== undefined && time === window.tie && window.done.has(time, item.id));
+	return time <= window.floor || (window.tie !== undefined && time === window.tie && window.done.has(time, item.id));
 }
 
 /** The run's items down to the window's stop; `stopped`: it reached the stop or the list's end. */
@@ -151,14 +144,14 @@ export function coverageByRun(window: Window, run: Run, bound = Infinity): Cover
 	const top = topTime(first);
 	let upper = Math.min(fromTop ? bound : top === null ? -Infinity : top - 1, window.hi);
 	let partial: number | undefined;
-	if (upper <= window.lo) {
+	if (upper <= window.floor) {
 		// The run started inside a group of items sharing the timestamp just above the floor: it handles
 		// the part of the group it read (the group's bottom), the rest comes in later polls.
-		if (!fromTop && top !== null && top === window.lo + 1 && top <= window.hi) partial = top;
-		upper = window.lo;
+		if (!fromTop && top !== null && top === window.floor + 1 && top <= window.hi) partial = top;
+		upper = window.floor;
 	}
 	const items = collected.filter(
-		(entry) => (entry.time > window.lo && (entry.time <= upper || (fromTop && entry.time <= window.hi && aheadOfClock(entry)))) || entry.time === partial,
+		(entry) => (entry.time > window.floor && (entry.time <= upper || (fromTop && entry.time <= window.hi && aheadOfClock(entry)))) || entry.time === partial,
 	);
 	return { run, upper, complete: fromTop || upper >= window.hi, items, partial, stop };
 }

@@ -136,7 +136,7 @@ export class Planner {
 		// A run from page 1 that ends within two more pages goes first (cheap, and page 1 is read already);
 		// then the windows furthest behind.
 		const quick = (target: Target) => Number(target.fromTop && view.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
-		const behind = (target: Target) => target.window.lo + target.window.offset;
+		const behind = (target: Target) => target.window.floor + target.window.offset;
 		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
 		// When every window fits, a run from page 1 still open is extended before another window of its
 		// list is read: read after it, the run would start again at page 1.

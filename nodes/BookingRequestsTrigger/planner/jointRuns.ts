@@ -24,7 +24,7 @@ export interface PlanSnapshot {
  * then read once, not once per window). With a band that large the windows are read apart.
  */
 function oneSessionRun(completions: Window, horizon: Window, snapshot: PlanSnapshot): boolean {
-	if (completions.below === undefined || horizon.below === undefined || completions.lo < horizon.lo) return false;
+	if (completions.below === undefined || horizon.below === undefined || completions.floor < horizon.floor) return false;
 	const { perPage } = snapshot.view.shape('sessions');
 	const band = Math.ceil(Math.max(0, completions.below - horizon.below) / perPage);
 	return band * ONE_RUN_FACTOR <= snapshot.pagesLeft;
@@ -38,7 +38,7 @@ function oneSessionRun(completions: Window, horizon: Window, snapshot: PlanSnaps
  */
 export function targetsOf(windows: Window[], snapshot: PlanSnapshot): Target[] {
 	const { view, pagesLeft: left, now } = snapshot;
-	const targets: Target[] = windows.filter((window) => window.hi > window.lo).map((window) => ({ list: window.list, window, fromTop: window.hi === Infinity }));
+	const targets: Target[] = windows.filter((window) => window.hi > window.floor).map((window) => ({ list: window.list, window, fromTop: window.hi === Infinity }));
 	const completions = targets.find((target) => target.window.name === 'completions');
 	const horizon = targets.find((target) => target.window.name === 'horizon');
 	if (!completions || !horizon || !oneSessionRun(completions.window, horizon.window, snapshot)) return targets;

@@ -78,7 +78,7 @@ export class ListView {
 		if (total === undefined) return undefined;
 		if (window.below !== undefined) return Math.max(0, total - window.below);
 		// Interpolated between checkpoints, unless the last poll saw the floor is deeper than that.
-		const estimate = list === 'sessions' ? this.fromEndAt(window.lo) : undefined;
+		const estimate = list === 'sessions' ? this.fromEndAt(window.floor) : undefined;
 		if (estimate === undefined || (window.deeper !== undefined && estimate > window.deeper)) return undefined;
 		return Math.max(0, total - estimate);
 	}

@@ -65,23 +65,23 @@ export function densityOf(view: ListView, target: Target, now: number | undefine
 	const { total, perPage } = view.shape(target.list);
 	const window = target.completions ?? target.window;
 	if (total === undefined || window.below === undefined || now === undefined) return undefined;
-	if (window.hiBelow !== undefined && window.hi > window.lo) {
+	if (window.hiBelow !== undefined && window.hi > window.floor) {
 		// A window with a known end (held sessions): its own items over its own span.
 		const items = Math.max(0, window.hiBelow - window.below);
-		return { start: window.lo + window.offset, perMs: items / (window.hi - window.lo) / perPage, fixed: 0, end: window.hi + window.offset };
+		return { start: window.floor + window.offset, perMs: items / (window.hi - window.floor) / perPage, fixed: 0, end: window.hi + window.offset };
 	}
 	// Up to the newest item of the list (not now: a quiet time at the top holds no pages).
 	const first = view.latestOfPage(target.list, 1);
 	const newest = (first ? topTime(first) : null) ?? now;
 	const top = Math.min(now, newest);
-	if (top <= window.lo) return undefined;
+	if (top <= window.floor) return undefined;
 	const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
 	// The request list's rows spread over the time since its first booking, not since the floor, when the
 	// session pages read show the backlog began later (a quiet time just above the floor holds no pages).
-	const from = target.list === 'requests' ? Math.min(newest - 1, firstBookingAbove(view, window.lo) ?? window.lo) : window.lo;
+	const from = target.list === 'requests' ? Math.min(newest - 1, firstBookingAbove(view, window.floor) ?? window.floor) : window.floor;
 	const offset = target.completions ? 0 : window.offset;
 	return {
-		start: window.lo + offset,
+		start: window.floor + offset,
 		perMs: Math.max(0, total - window.below) / Math.max(1, top - from) / perPage,
 		fixed,
 		// Nothing lies above the list's newest item: the window is read through at its event time.

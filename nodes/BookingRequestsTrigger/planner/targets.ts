@@ -27,19 +27,19 @@ export function stopOf(window: Window): StopTest {
 export function covered(view: ListView, target: Target): boolean {
 	const runs = runsOf(view.pages, target.list);
 	const { window } = target;
-	return window.hi <= window.lo || runs.some((run) => coverageByRun(window, run)?.complete === true);
+	return window.hi <= window.floor || runs.some((run) => coverageByRun(window, run)?.complete === true);
 }
 
 /** Whether the current run of the target's list reached the window's stop. */
 export function runStopped(view: ListView, target: Target): boolean {
 	const run = view.currentRun(target.list);
-	return run !== undefined && (target.window.hi <= target.window.lo || coverageByRun(target.window, run) !== undefined);
+	return run !== undefined && (target.window.hi <= target.window.floor || coverageByRun(target.window, run) !== undefined);
 }
 
 /** Event time up to which the runs read so far cover the target's window(s). */
 export function reachedBy(view: ListView, target: Target): number {
 	const runs = runsOf(view.pages, target.list);
-	const upper = (window: Window) => Math.max(window.lo, ...runs.map((run) => coverageByRun(window, run)?.upper ?? -Infinity));
+	const upper = (window: Window) => Math.max(window.floor, ...runs.map((run) => coverageByRun(window, run)?.upper ?? -Infinity));
 	if (target.completions) return upper(target.completions);
 	return upper(target.window) + target.window.offset;
 }

@@ -60,12 +60,12 @@ function hintWithoutCoverage(pages: PageObservation[], window: Window): { below?
 	for (const page of pages) {
 		if (page.list !== window.list || page.total === undefined || page.items.length < page.perPage) continue;
 		const times = page.items.map((item) => sortTime(page.list, item));
-		if (times.some((time) => time === null || time <= window.lo)) continue;
+		if (times.some((time) => time === null || time <= window.floor)) continue;
 		const bound = Math.max(0, page.total - page.page * page.perPage);
 		if (below !== undefined && bound < below) below = undefined;
 		if (deeper === undefined || bound < deeper) deeper = bound;
 	}
-	below ??= locatedBelow(pages, window.list, window.lo);
+	below ??= locatedBelow(pages, window.list, window.floor);
 	return below !== undefined ? { below } : deeper !== undefined ? { deeper } : {};
 }
 
@@ -73,9 +73,9 @@ function hintWithoutCoverage(pages: PageObservation[], window: Window): { below?
 export function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number, pages: PageObservation[]): WindowMemory {
 	const { window, coverage } = outcome;
 	if (!coverage) {
-		return { floor: window.lo, done: window.done, ...(window.tie !== undefined ? { tie: window.tie } : {}), ...hintWithoutCoverage(pages, window) };
+		return { floor: window.floor, done: window.done, ...(window.tie !== undefined ? { tie: window.tie } : {}), ...hintWithoutCoverage(pages, window) };
 	}
-	const floor = Math.max(window.lo, Math.min(outcome.upper, limit));
+	const floor = Math.max(window.floor, Math.min(outcome.upper, limit));
 	const done = window.done.above(floor);
 	let partial: number | undefined;
 	for (const candidate of handled) {

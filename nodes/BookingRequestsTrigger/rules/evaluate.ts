@@ -19,7 +19,7 @@ function windowFrom(name: WindowName, memory: WindowMemory, bounds: { hi: number
 	return {
 		name,
 		list: WINDOW_LISTS[name].list,
-		lo: memory.floor,
+		floor: memory.floor,
 		hi: bounds.hi,
 		offset: bounds.offset,
 		done: memory.done,
@@ -52,7 +52,7 @@ export function windowsOf(memory: TriggerMemory, settings: TriggerSettings, now:
 export interface WindowOutcome {
 	window: Window;
 	coverage?: Coverage;
-	/** Items with a sort time up to here are all known (>= lo). */
+	/** Items with a sort time up to here are all known (>= the floor). */
 	upper: number;
 	complete: boolean;
 }
@@ -85,9 +85,9 @@ function freshestCopies(pages: PageObservation[], list: ListName): Map<string, {
 }
 
 export function outcomeOf(window: Window, runs: Run[], bounds: Map<number, number>): WindowOutcome {
-	if (window.hi <= window.lo) return { window, upper: window.lo, complete: true };
+	if (window.hi <= window.floor) return { window, upper: window.floor, complete: true };
 	const coverage = coverageOf(window, runs, bounds);
-	if (!coverage) return { window, upper: window.lo, complete: false };
+	if (!coverage) return { window, upper: window.floor, complete: false };
 	return { window, coverage, upper: coverage.upper, complete: coverage.complete };
 }
 
