@@ -14,7 +14,7 @@ import type { CustomerMemories } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import type { Candidate } from '../model/windows';
+import type { Candidate } from '../windows/window';
 
 export interface Decision {
 	candidate: Candidate;

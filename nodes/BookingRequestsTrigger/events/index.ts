@@ -6,8 +6,7 @@ import type { BookingRequest, BookingSession } from '../../shared/types';
 import type { EventName, TriggerEvent } from '../model/event';
 import type { ListName } from '../model/pages';
 import type { EventValue, TriggerSettings } from '../model/settings';
-import type { WindowName } from '../model/windows';
-import { WINDOW_LISTS } from '../model/windows';
+import { windowKind } from '../windows';
 import type { EventKind } from './kind';
 import { requestCreated } from './requestCreated';
 import { requestUpdated } from './requestUpdated';
@@ -27,12 +26,12 @@ export function selectedKinds(settings: TriggerSettings): EventKind[] {
 }
 
 /** The events that judge a window's candidates, in EVENT_KINDS order (each gives a decision per candidate). */
-export function judgesOf(window: WindowName): EventKind[] {
-	return EVENT_KINDS.filter((kind) => kind.judges.includes(window) && kind.judge !== undefined);
+export function judgesOf(window: string): EventKind[] {
+	return EVENT_KINDS.filter((kind) => (kind.judges as readonly string[]).includes(window) && kind.judge !== undefined);
 }
 
 /** The windows the selected events need read. */
-export function windowsNeeded(settings: TriggerSettings): Set<WindowName> {
+export function windowsNeeded(settings: TriggerSettings): Set<string> {
 	return new Set(selectedKinds(settings).flatMap((kind) => kind.windows(settings)));
 }
 
@@ -41,7 +40,7 @@ export function windowsNeeded(settings: TriggerSettings): Set<WindowName> {
  * and whether an event reads pages of its own (Request Updated's rotation).
  */
 export function listsFor(settings: TriggerSettings): { sessions: boolean; requests: boolean; updates: boolean } {
-	const lists = new Set<ListName>([...windowsNeeded(settings)].map((window) => WINDOW_LISTS[window].list));
+	const lists = new Set<ListName>([...windowsNeeded(settings)].map((window) => windowKind(window).list));
 	return { sessions: lists.has('sessions'), requests: lists.has('requests'), updates: selectedKinds(settings).some((kind) => kind.watch !== undefined) };
 }
 

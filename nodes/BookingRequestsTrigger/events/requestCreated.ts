@@ -7,7 +7,7 @@ import type { BookingRequest } from '../../shared/types';
 import type { TriggerEvent } from '../model/event';
 import { sortTime } from '../model/pages';
 import { skipsBooked } from '../model/settings';
-import type { Candidate } from '../model/windows';
+import type { Candidate } from '../windows/window';
 import { requestItem } from '../output/itemFields';
 import { SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';

@@ -16,7 +16,7 @@ import type { TriggerEvent } from '../model/event';
 import { sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { keepsReminded, keepsSeen, skipsBooked } from '../model/settings';
-import type { Candidate } from '../model/windows';
+import type { Candidate } from '../windows/window';
 import { sessionItem } from '../output/itemFields';
 import { contactRank, ranked, SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';

@@ -13,7 +13,7 @@ import { REMINDED_RETENTION_DAYS } from '../state/customers';
 import { DAY_MS } from '../state/seen';
 import type { TriggerEvent } from '../model/event';
 import { EDGE_WINDOW_MS, sortTime } from '../model/pages';
-import type { Candidate } from '../model/windows';
+import type { Candidate } from '../windows/window';
 import type { FormNames, ItemOptions } from '../output/itemFields';
 import { sessionItem } from '../output/itemFields';
 import { contactRank, ranked, SAMPLES_PER_EVENT } from '../output/samples';

@@ -20,8 +20,9 @@ import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import type { Window } from '../model/windows';
-import { locatedBelow } from '../rules/advance';
+import { WINDOW_KINDS } from '../windows';
+import { locatedBelow } from '../windows/advance';
+import type { Window } from '../windows/window';
 import { windowsOf } from '../rules/evaluate';
 import type { PageRequest } from './listView';
 import { ListView, pageOf } from './listView';
@@ -84,10 +85,12 @@ export class Planner {
 		}
 		this.now = pollNow(this.input.pages, this.input.fallbackNow);
 		if (!previous) {
-			// Baseline: find where the abandonment horizon starts, so the next polls can go straight there.
-			if (lists.sessions) {
-				const horizon = this.now - settings.abandonedAfterMs;
-				if (locatedBelow(this.input.pages, 'sessions', horizon) === undefined) yield* locate({ view: this.view, read: this.gate, list: 'sessions' }, (at) => at <= horizon, 2);
+			// Baseline: find where each window deep in its list starts (the abandonment horizon), so that the
+			// next polls can go straight there.
+			for (const kind of WINDOW_KINDS) {
+				if (!lists[kind.list] || !kind.baselineFloor) continue;
+				const floor = kind.baselineFloor(this.now, settings);
+				if (locatedBelow(this.input.pages, kind.list, floor) === undefined) yield* locate({ view: this.view, read: this.gate, list: kind.list }, (at) => at <= floor, 2);
 			}
 		} else {
 			this.windows = windowsOf(previous, settings, this.now);

@@ -5,7 +5,7 @@
 import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation, Run } from '../model/pages';
 import { runsOf } from '../model/pages';
-import type { Window } from '../model/windows';
+import type { Window } from '../windows/window';
 
 export interface PageRequest {
 	list: ListName;

@@ -63,7 +63,7 @@ export function reachWith(densities: Density[], left: number, now: number): numb
  */
 export function densityOf(view: ListView, target: Target, now: number | undefined): Density | undefined {
 	const { total, perPage } = view.shape(target.list);
-	const window = target.completions ?? target.window;
+	const window = target.top ?? target.window;
 	if (total === undefined || window.below === undefined || now === undefined) return undefined;
 	if (window.hiBelow !== undefined && window.hi > window.floor) {
 		// A window with a known end (held sessions): its own items over its own span.
@@ -75,11 +75,11 @@ export function densityOf(view: ListView, target: Target, now: number | undefine
 	const newest = (first ? topTime(first) : null) ?? now;
 	const top = Math.min(now, newest);
 	if (top <= window.floor) return undefined;
-	const fixed = target.completions && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
+	const fixed = target.top && target.window.below !== undefined ? Math.max(0, window.below - target.window.below) / perPage : 0;
 	// The request list's rows spread over the time since its first booking, not since the floor, when the
 	// session pages read show the backlog began later (a quiet time just above the floor holds no pages).
 	const from = target.list === 'requests' ? Math.min(newest - 1, firstBookingAbove(view, window.floor) ?? window.floor) : window.floor;
-	const offset = target.completions ? 0 : window.offset;
+	const offset = target.top ? 0 : window.offset;
 	return {
 		start: window.floor + offset,
 		perMs: Math.max(0, total - window.below) / Math.max(1, top - from) / perPage,
@@ -93,7 +93,7 @@ export function densityOf(view: ListView, target: Target, now: number | undefine
 /**
  * The oldest completion (a session with a booking request) that this poll's session pages show above
  * `floor`, when they also reach down to the floor (so no older one lies between); undefined otherwise.
- * Only a density estimate: model/windows.ts proves what is read.
+ * Only a density estimate: windows/coverage.ts proves what is read.
  */
 function firstBookingAbove(view: ListView, floor: number): number | undefined {
 	let first: number | undefined;

@@ -1,11 +1,11 @@
 /**
- * A target: one window (or both session windows as one run: jointRuns.ts) to bring up to date in this
- * poll, and what the poll's reads already prove about it (model/windows.ts).
+ * A target: one window (or two of a list as one run: jointRuns.ts) to bring up to date in this
+ * poll, and what the poll's reads already prove about it (windows/coverage.ts).
  */
 import type { ListName } from '../model/pages';
 import { runsOf } from '../model/pages';
-import type { Window } from '../model/windows';
-import { coverageByRun, isStop } from '../model/windows';
+import { coverageByRun, isStop } from '../windows/coverage';
+import type { Window } from '../windows/window';
 import type { ListView } from './listView';
 import type { StopTest } from './search';
 
@@ -14,8 +14,8 @@ export interface Target {
 	window: Window;
 	/** Read from page 1 downward (windows at the top of the list). */
 	fromTop: boolean;
-	/** One run for both session windows: the completions window it also serves (planner `targetsOf`). */
-	completions?: Window;
+	/** One run for two windows of the list (jointRuns.ts): the window at the top it also serves. */
+	top?: Window;
 }
 
 /** The stop of a window as a search tests it (model/windows.ts `isStop`). */
@@ -40,6 +40,6 @@ export function runStopped(view: ListView, target: Target): boolean {
 export function reachedBy(view: ListView, target: Target): number {
 	const runs = runsOf(view.pages, target.list);
 	const upper = (window: Window) => Math.max(window.floor, ...runs.map((run) => coverageByRun(window, run)?.upper ?? -Infinity));
-	if (target.completions) return upper(target.completions);
+	if (target.top) return upper(target.top);
 	return upper(target.window) + target.window.offset;
 }

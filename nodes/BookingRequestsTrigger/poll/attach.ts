@@ -70,7 +70,7 @@ function requestsToAttach(pages: PageObservation[], floor: number, needs: NeedsR
 export function requestReserve(budget: Budget, pages: PageObservation[], previous: TriggerMemory | undefined, needs: NeedsRequest | undefined): () => number {
 	const pollCalls = budget.left();
 	const cap = Math.max(0, Math.min(Math.floor(pollCalls / 2), pollCalls - MIN_PLANNER_CALLS));
-	const floor = previous?.sessions?.completions.floor ?? -Infinity;
+	const floor = previous?.windows.completions?.floor ?? -Infinity;
 	let reserved: number | undefined;
 	return () => {
 		if (reserved !== undefined || !needs || cap === 0) return reserved ?? 0;

@@ -92,7 +92,7 @@ function watchPages(memory: TriggerMemory, read: { pages: PageObservation[]; wat
 	if (!updates) return { events: [], forgotten: 0 };
 	const found = { events: [] as TriggerEvent[], forgotten: 0 };
 	for (const kind of selectedKinds(settings)) {
-		const result = kind.watch?.({ memory: updates, pages: read.pages, requests: memory.requests, now: read.now, settings });
+		const result = kind.watch?.({ memory: updates, pages: read.pages, requests: memory.windows.requests, now: read.now, settings });
 		if (result) Object.assign(found, { events: [...found.events, ...result.events], forgotten: found.forgotten + result.forgotten });
 	}
 	if (read.watched) updates.cursor = read.watched.cursor;

@@ -5,9 +5,9 @@ import { KeySet } from '../../../nodes/BookingRequestsTrigger/state/keySet';
 import { pollNow } from '../../../nodes/BookingRequestsTrigger/model/pages';
 import { shareBudget } from '../../../nodes/BookingRequestsTrigger/planner';
 import type { ListItem, PageObservation } from '../../../nodes/BookingRequestsTrigger/model/pages';
-import type { Window } from '../../../nodes/BookingRequestsTrigger/model/windows';
+import type { Window } from '../../../nodes/BookingRequestsTrigger/windows/window';
 import { readBounds, runsOf } from '../../../nodes/BookingRequestsTrigger/model/pages';
-import { coverageByRun, coverageOf } from '../../../nodes/BookingRequestsTrigger/model/windows';
+import { coverageByRun, coverageOf } from '../../../nodes/BookingRequestsTrigger/windows/coverage';
 import { T0, iso } from '../../support/triggerWorld';
 
 let seq = 0;

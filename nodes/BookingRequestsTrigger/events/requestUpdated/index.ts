@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
 import type { TriggerEvent } from '../../model/event';
-import type { WindowMemory } from '../../model/windows';
+import type { WindowMemory } from '../../windows/window';
 import { sortTime } from '../../model/pages';
 import { requestItem } from '../../output/itemFields';
 import { SAMPLES_PER_EVENT } from '../../output/samples';
