@@ -9,19 +9,19 @@ import type { BookingRequest, BookingSession } from '../../shared/types';
 import type { Reminder } from '../state/customers';
 import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../state/customers';
 import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
-import type { TriggerEvent } from '../model/event';
+import type { EventBase } from '../model/event';
 import type { CustomerMemories } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import type { Candidate } from '../windows/window';
 
-export interface Decision {
+export interface Decision<E extends EventBase = EventBase> {
 	candidate: Candidate;
 	/** The event to emit; undefined for an item handled silently (an open session at the top, …). */
-	event?: TriggerEvent;
-	/** Why a Session Abandoned event was not emitted for an idle open session (counted in tests and logs). */
-	skipped?: 'booked' | 'cooldown' | 'noEmail';
+	event?: E;
+	/** Why the judge left the candidate out (one of its event's `skips`; counted in tests and logs). */
+	skipped?: string;
 	/**
 	 * Not decidable in this poll: what the rule needs may still appear (a booking request committed after
 	 * the poll read the request list). The poll's events stop before it; the next poll judges it.

@@ -110,3 +110,20 @@ export function pollNow(pages: PageObservation[], fallbackNow: number): number {
 	const bounds = readBounds(pages, fallbackNow);
 	return bounds.get(pages[pages.length - 1].seq) as number;
 }
+
+/** A page the planner asks for. */
+export interface PageRequest {
+	list: ListName;
+	page: number;
+}
+
+/** A plan of reads: yields the pages it wants, one at a time (the driver reads each before resuming it). */
+export type Plan<T> = Generator<PageRequest, T, void>;
+
+/** Asks for a page when the poll can afford it (undefined: stop). */
+export type ReadGate = (list: ListName, page: number) => PageRequest | undefined;
+
+/** The page holding the item at `index` (0-based, from the top). */
+export function pageOf(index: number, perPage: number): number {
+	return Math.max(1, Math.floor(index / perPage) + 1);
+}

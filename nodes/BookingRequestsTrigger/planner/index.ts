@@ -15,7 +15,7 @@
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
  *    upward, then downward from there (model/windows.ts says why that is exact).
  */
-import { listsFor } from '../events';
+import { listsFor, selectedKinds } from '../events';
 import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
@@ -32,8 +32,6 @@ import { locate, locateStart, stopAtPageStart } from './search';
 import type { Target } from './targets';
 import { covered, reachedBy, runStopped, stopOf } from './targets';
 import { targetsOf } from './jointRuns';
-import type { WatchedReads } from '../events/requestUpdated/rotation';
-import { readWatched } from '../events/requestUpdated/rotation';
 
 export type { PageRequest } from './listView';
 export { shareBudget } from './shares';
@@ -59,8 +57,8 @@ export class Planner {
 	now: number | undefined;
 	/** The windows of this poll (undefined for a baseline). */
 	windows: Window[] | undefined;
-	/** Where Request Updated's rotation got to (undefined: it did not move). */
-	watched: WatchedReads | undefined;
+	/** What each selected event's own reads found (events/*: `reads`; where Request Updated's rotation got to), by event value. */
+	readonly own = new Map<string, unknown>();
 
 	private readonly view: ListView;
 	/** Pages kept for the targets still to be read (a search or a run of this one may not use them). */
@@ -101,10 +99,13 @@ export class Planner {
 			// (without reading a page twice: a window read from its oldest part would start over).
 			for (const target of targets) if (this.extendsTopRun(target) && !covered(this.view, target) && this.input.pagesLeft() >= 1) yield* this.readTarget(target, this.input.pagesLeft());
 		}
-		// Request Updated's older pages come last: the pages the windows read serve it too.
-		if (settings.events.requestUpdated && settings.updates) {
+		// The events' own pages (Request Updated's older pages) come last: the pages the windows read serve them too.
+		for (const kind of selectedKinds(settings)) {
+			if (!kind.reads) continue;
 			this.reserve = 0;
-			this.watched = yield* readWatched(this.view, this.gate, settings.updates.watchNewest, previous?.updates?.cursor);
+			const memory = kind.memory && previous?.events[kind.memory.slot];
+			const plan = kind.reads({ latestOfPage: (list, page) => this.view.latestOfPage(list, page), read: this.gate, settings, memory });
+			if (plan) this.own.set(kind.value, yield* plan);
 		}
 	}
 

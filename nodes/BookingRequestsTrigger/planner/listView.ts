@@ -4,23 +4,16 @@
  */
 import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation, Run } from '../model/pages';
-import { runsOf } from '../model/pages';
-import type { Window } from '../windows/window';
+import { pageOf, runsOf } from '../model/pages';
 
-export interface PageRequest {
-	list: ListName;
-	page: number;
-}
+export type { PageRequest } from '../model/pages';
+export { pageOf } from '../model/pages';
+import type { Window } from '../windows/window';
 
 export interface ListShape {
 	total: number | undefined;
 	perPage: number;
 	lastPage: number;
-}
-
-/** The page holding the item at `index` (0-based, from the top). */
-export function pageOf(index: number, perPage: number): number {
-	return Math.max(1, Math.floor(index / perPage) + 1);
 }
 
 export class ListView {

@@ -11,8 +11,9 @@ import { attachReserve } from '../../shared/requestLookup';
 import type { PageRead } from '../../shared/transport/pageReader';
 import { requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
+import { attachingWindows, sessionToAttach } from '../events';
 import type { Decision } from '../events/context';
-import type { TriggerEvent } from '../model/event';
+import type { EventBase } from '../model/event';
 import type { TriggerMemory } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { requestsRead, sortTime } from '../model/pages';
@@ -36,12 +37,14 @@ export interface PollCalls {
 }
 
 /** The completed session of an event that needs its booking request attached, else undefined. */
-function sessionNeedingRequest(event: TriggerEvent | undefined, needs: NeedsRequest): BookingSession | undefined {
-	return event?.event === 'session.completed' && event.session && needs(event.session) ? event.session : undefined;
+function sessionNeedingRequest(event: EventBase | undefined, needs: NeedsRequest): BookingSession | undefined {
+	const session = event && sessionToAttach(event);
+	return session && needs(session) ? session : undefined;
 }
 
 /**
- * Of the sessions read so far in this poll above the completions window's floor (`seen`), how many
+ * Of the sessions read so far in this poll above the floor of the windows whose events attach booking
+ * requests (the completions window's: `seen`), how many
  * need a booking request not in the request pages read (`needing`): the estimate behind the reserve
  * (page 1 of the session list shows whether the newest completions need them).
  */
@@ -70,7 +73,7 @@ function requestsToAttach(pages: PageObservation[], floor: number, needs: NeedsR
 export function requestReserve(budget: Budget, pages: PageObservation[], previous: TriggerMemory | undefined, needs: NeedsRequest | undefined): () => number {
 	const pollCalls = budget.left();
 	const cap = Math.max(0, Math.min(Math.floor(pollCalls / 2), pollCalls - MIN_PLANNER_CALLS));
-	const floor = previous?.windows.completions?.floor ?? -Infinity;
+	const floor = Math.min(...attachingWindows().map((name) => previous?.windows[name]?.floor ?? -Infinity));
 	let reserved: number | undefined;
 	return () => {
 		if (reserved !== undefined || !needs || cap === 0) return reserved ?? 0;
@@ -82,7 +85,7 @@ export function requestReserve(budget: Budget, pages: PageObservation[], previou
 }
 
 /** The booking requests the events need that the poll has not read yet, in event order. */
-function wantedRequests(events: Array<TriggerEvent | undefined>, listed: BookingRequest[], needs: NeedsRequest): WantedRequest[] {
+function wantedRequests(events: Array<EventBase | undefined>, listed: BookingRequest[], needs: NeedsRequest): WantedRequest[] {
 	const have = new Set(listed.map((request) => request.id));
 	const wanted = new Map<string, WantedRequest>();
 	for (const event of events) {
@@ -100,7 +103,7 @@ function wantedRequests(events: Array<TriggerEvent | undefined>, listed: Booking
  * at the first one `fetch` cannot serve (undefined: no budget left).
  */
 async function attachEach(
-	events: Array<TriggerEvent | undefined>,
+	events: Array<EventBase | undefined>,
 	listed: BookingRequest[],
 	needs: NeedsRequest,
 	fetch: (id: string) => Promise<BookingRequest | null | undefined>,
@@ -157,6 +160,6 @@ export async function attachRequests(
 }
 
 /** Attaches booking requests to sample events ("Fetch Test Event"): from the listed requests or one Get request each. */
-export async function attachSampleRequests(source: PageSource, events: TriggerEvent[], listed: BookingRequest[] | undefined, needs: NeedsRequest = () => true): Promise<void> {
+export async function attachSampleRequests(source: PageSource, events: EventBase[], listed: BookingRequest[] | undefined, needs: NeedsRequest = () => true): Promise<void> {
 	await attachEach(events, listed ?? [], needs, async (id) => (await source.fetchRequest(id)) ?? null);
 }

@@ -7,14 +7,13 @@
 import type { BookingSession } from '../../shared/types';
 import type { Decision } from '../events/context';
 import { emptyCustomers } from '../events/context';
-import { selectedKinds } from '../events';
-import type { TriggerEvent } from '../model/event';
+import type { TriggerEvent } from '../events';
+import { EVENT_KINDS, selectedKinds } from '../events';
 import type { CustomerMemories, TriggerMemory } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { Planner } from '../planner';
-import type { WatchedReads } from '../events/requestUpdated/rotation';
 import { baselineMemory } from '../rules/baseline';
 import { evaluate } from '../rules/evaluate';
 import { decide, mergeByTime } from '../rules/judge';
@@ -47,10 +46,10 @@ export interface PollResult {
 	forgotten: number;
 	/** Customer keys / customers dropped from the customer memories because of their bounds. */
 	customersForgotten: { booked: number; reminded: number };
-	/** Session Abandoned events not emitted for an idle open session, by reason. */
-	skipped: { booked: number; cooldown: number; noEmail: number };
-	/** Request Updated: changes reported, and requests forgotten because they left the watched range. */
-	updates: { changed: number; forgotten: number };
+	/** Candidates the events' judges left out, by reason (events/*: `skips`: Session Abandoned's booked, cooldown, noEmail). */
+	skipped: Record<string, number>;
+	/** Events of the rules that watch pages of their own (Request Updated), and entries their memories forgot. */
+	watched: { events: number; forgotten: number };
 	calls: PollCalls;
 }
 
@@ -86,22 +85,26 @@ async function readPages(source: PageSource, previous: TriggerMemory | undefined
 	return { pages, planner, clock, fallbackNow, cut: false };
 }
 
-/** Request Updated (and any event that reads pages of its own): its events, after the windows moved on. */
-function watchPages(memory: TriggerMemory, read: { pages: PageObservation[]; watched: WatchedReads | undefined; now: number }, settings: TriggerSettings): { events: TriggerEvent[]; forgotten: number } {
-	const updates = memory.updates;
-	if (!updates) return { events: [], forgotten: 0 };
-	const found = { events: [] as TriggerEvent[], forgotten: 0 };
+/** The events that watch pages of their own (Request Updated), after the windows moved on: their events, oldest first, and memories. */
+function watchPages(memory: TriggerMemory, read: { pages: PageObservation[]; own: ReadonlyMap<string, unknown>; now: number }, settings: TriggerSettings): { memory: TriggerMemory; events: TriggerEvent[]; forgotten: number } {
+	const events: TriggerEvent[] = [];
+	let forgotten = 0;
+	const own: Record<string, unknown> = { ...memory.events };
 	for (const kind of selectedKinds(settings)) {
-		const result = kind.watch?.({ memory: updates, pages: read.pages, requests: memory.windows.requests, now: read.now, settings });
-		if (result) Object.assign(found, { events: [...found.events, ...result.events], forgotten: found.forgotten + result.forgotten });
+		const slot = kind.memory?.slot;
+		if (!kind.watch || slot === undefined || own[slot] === undefined) continue;
+		const result = kind.watch({ memory: own[slot], pages: read.pages, windows: memory.windows, reads: read.own.get(kind.value), now: read.now, settings });
+		own[slot] = result.memory;
+		events.push(...(result.events as TriggerEvent[]));
+		forgotten += result.forgotten;
 	}
-	if (read.watched) updates.cursor = read.watched.cursor;
-	return found;
+	return { memory: { ...memory, events: own }, events: events.sort((a, b) => a.at - b.at), forgotten };
 }
 
-function skippedOf(decisions: Decision[]): PollResult['skipped'] {
-	const skipped = { booked: 0, cooldown: 0, noEmail: 0 };
-	for (const decision of decisions) if (decision.skipped) skipped[decision.skipped]++;
+/** Why the events' judges left candidates out (events/*: `skips`), counted. */
+function skippedOf(decisions: Decision[]): Record<string, number> {
+	const skipped: Record<string, number> = Object.fromEntries(EVENT_KINDS.flatMap((kind) => kind.skips ?? []).map((reason) => [reason, 0]));
+	for (const decision of decisions) if (decision.skipped) skipped[decision.skipped] = (skipped[decision.skipped] ?? 0) + 1;
 	return skipped;
 }
 
@@ -114,14 +117,12 @@ export async function pollChanges(source: PageSource, previous: TriggerMemory | 
 	const read = await readPages(source, previous, settings, { ...options, calls });
 	const { pages, planner, clock } = read;
 	const now = planner.now ?? pollNow(pages, read.fallbackNow);
-	const empty = { events: [], baseline: !previous, now, cut: read.cut, forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: { booked: 0, cooldown: 0, noEmail: 0 }, updates: { changed: 0, forgotten: 0 }, calls };
+	const empty = { events: [], baseline: !previous, now, cut: read.cut, forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: skippedOf([]), watched: { events: 0, forgotten: 0 }, calls };
 	if (pages.length === 0 || (previous && !planner.windows)) return { ...empty, cut: true, memory: undefined };
-	const watched = { pages, watched: planner.watched, now };
+	const watched = { pages, own: planner.own, now };
 	if (!previous) {
-		const memory = baselineMemory({ pages, settings, now, skewMs: clock.skewMs, carried: options.carry });
-		watchPages(memory, watched, settings);
-		memory.label.ref = refOf(pages, undefined);
-		return { ...empty, memory };
+		const { memory } = watchPages(baselineMemory({ pages, settings, now, skewMs: clock.skewMs, carried: options.carry }), watched, settings);
+		return { ...empty, memory: { ...memory, label: { ...memory.label, ref: refOf(pages, undefined) } } };
 	}
 	const evaluation = evaluate(planner.windows ?? [], pages, now, read.fallbackNow);
 	const decisions = decide(previous.sessions?.customers ?? emptyCustomers(), evaluation, settings);
@@ -131,12 +132,12 @@ export async function pollChanges(source: PageSource, previous: TriggerMemory | 
 	const handled = await attachRequests(source, ready, { pages, budget: options.budget, needs: options.needsRequest, calls });
 	const next = nextMemory({ previous, evaluation, decisions, handled, skewMs: clock.skewMs });
 	const updates = watchPages(next.memory, watched, settings);
-	next.memory.label = { ...next.memory.label, ref: refOf(pages, previous.label.ref) };
-	const emitted = decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event] : []));
+	const memory = { ...updates.memory, label: { ...updates.memory.label, ref: refOf(pages, previous.label.ref) } };
+	const emitted = decisions.slice(0, handled).flatMap((decision) => (decision.event ? [decision.event as TriggerEvent] : []));
 	return {
 		events: mergeByTime(emitted, updates.events),
-		memory: next.memory,
-		updates: { changed: updates.events.length, forgotten: updates.forgotten },
+		memory,
+		watched: { events: updates.events.length, forgotten: updates.forgotten },
 		baseline: false,
 		now,
 		cut: read.cut || handled < decisions.length || evaluation.outcomes.some((outcome) => !outcome.complete),

@@ -3,8 +3,7 @@
  * that only what happens from now on is reported.
  */
 import { bookingsInPoll, sharedInPoll } from '../events/context';
-import { listsFor } from '../events';
-import { UpdatesMemory } from '../events/requestUpdated/records';
+import { listsFor, selectedKinds } from '../events';
 import type { PageObservation } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { skipsBooked } from '../model/settings';
@@ -41,7 +40,9 @@ export function baselineMemory(input: { pages: PageObservation[]; settings: Trig
 	// Each window of a list the selected events read starts where things stand (windows/: `baseline`).
 	const windows: Record<string, WindowMemory> = {};
 	for (const kind of WINDOW_KINDS) if (lists[kind.list] && kind.baseline) windows[kind.name] = kind.baseline(pages, now, settings);
-	const memory: TriggerMemory = { label: { fingerprint: settings.fingerprint }, since: now, polledAt: now, skewMs: input.skewMs ?? 0, windows };
+	// Each selected event with a memory of its own starts it empty.
+	const events = Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(undefined)]] : [])));
+	const memory: TriggerMemory = { label: { fingerprint: settings.fingerprint }, since: now, polledAt: now, skewMs: input.skewMs ?? 0, windows, events };
 	if (lists.sessions) {
 		const first = firstSessionsPage(pages);
 		memory.sessions = {
@@ -49,6 +50,5 @@ export function baselineMemory(input: { pages: PageObservation[]; settings: Trig
 			customers: withCarried(baselineCustomers(pages, settings, now), input.carried),
 		};
 	}
-	if (lists.updates) memory.updates = new UpdatesMemory();
 	return memory;
 }

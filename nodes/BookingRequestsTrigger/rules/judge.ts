@@ -6,7 +6,7 @@
 import type { Decision } from '../events/context';
 import { judgeContext } from '../events/context';
 import { judgesOf } from '../events';
-import type { TriggerEvent } from '../model/event';
+import type { EventBase } from '../model/event';
 import type { CustomerMemories } from '../state/decoded';
 import type { TriggerSettings } from '../model/settings';
 import type { Evaluation } from './evaluate';
@@ -17,9 +17,9 @@ export function decide(customers: CustomerMemories, evaluation: Evaluation, sett
 }
 
 /** The windows' events and the watched requests' events, one list by event time (each already in that order). */
-export function mergeByTime(events: TriggerEvent[], updates: TriggerEvent[]): TriggerEvent[] {
+export function mergeByTime<E extends EventBase>(events: E[], updates: E[]): E[] {
 	if (updates.length === 0) return events;
-	const merged: TriggerEvent[] = [];
+	const merged: E[] = [];
 	let j = 0;
 	for (const event of events) {
 		while (j < updates.length && updates[j].at < event.at) merged.push(updates[j++]);

@@ -140,7 +140,7 @@ export function nextMemory(input: NextInput): NextMemory {
 	const handledIn = (name: string) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
 	const windows = nextWindows(previous.windows, evaluation, handledIn, limits(evaluation, frontier));
 	const sessions = nextSessionList(previous.sessions, windows, evaluation);
-	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs, windows, ...(sessions ? { sessions } : {}) };
+	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs, windows, ...(sessions ? { sessions } : {}), events: previous.events };
 	let forgotten = 0;
 	const customersForgotten = { booked: 0, reminded: 0 };
 	if (sessions) {
@@ -149,6 +149,5 @@ export function nextMemory(input: NextInput): NextMemory {
 		forgotten = dropped.seen;
 		Object.assign(customersForgotten, { booked: dropped.booked, reminded: dropped.reminded });
 	}
-	if (previous.updates) memory.updates = previous.updates;
 	return { memory, forgotten, customersForgotten };
 }

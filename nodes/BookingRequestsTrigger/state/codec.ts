@@ -4,8 +4,8 @@
  * does not validate is treated as absent (a new start), never as a reason to fail every poll. Each part
  * is read and encoded by what owns it (format.ts): the codec names no window and no event.
  */
-import { EVENT_KINDS } from '../events';
-import { isUpdatesState, UpdatesMemory } from '../events/requestUpdated/records';
+import type { ListsRead } from '../events';
+import { EVENT_KINDS, selectedKinds } from '../events';
 import type { ListName } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { windowsOfList } from '../windows';
@@ -19,17 +19,22 @@ import { decodeCustomers, decodeSessionList, encodeSessionList, readSessionList,
 /** What the poll expects the state to be about, and what it reads. */
 export interface StateExpectation {
 	fingerprint: string;
-	lists: { sessions: boolean; requests: boolean; updates?: boolean };
+	lists: ListsRead;
 	/** The fingerprint older versions wrote (it covered the key and the events): read as this one, by that key. */
 	legacy?: { fingerprint: string; key: string };
 	/** The events selected now (letters) and Abandoned After: what an added event starts from. */
 	selection?: { events: string; abandonedAfterMs: number };
 }
 
-/** Request Updated's records: dropped when it is not selected; a malformed copy starts them afresh. */
-function readUpdates(raw: unknown, lists: StateExpectation['lists']): TriggerState['updates'] {
-	if (lists.updates !== true || !isUpdatesState(raw)) return undefined;
-	return { from: raw.from, ...(raw.cursor !== undefined ? { cursor: raw.cursor } : {}), values: [...raw.values], records: raw.records };
+/** The selected events' own memories, each checked by its event: dropped when it is not selected; a malformed copy starts afresh. */
+function readEventMemories(raw: Record<string, unknown>, lists: ListsRead): Record<string, unknown> {
+	const memories: Record<string, unknown> = {};
+	for (const kind of EVENT_KINDS) {
+		if (!kind.memory || !lists.memories?.includes(kind.memory.slot)) continue;
+		const stored = kind.memory.read(raw[kind.memory.slot]);
+		if (stored !== undefined) memories[kind.memory.slot] = stored;
+	}
+	return memories;
 }
 
 /** Where added events' windows start: the last poll. */
@@ -87,7 +92,7 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 	const top = readTopWindows(raw, lists, { polledAt: raw.polledAt, abandonedAfterMs: selection?.abandonedAfterMs ?? 0 });
 	const sessions = sessionsFor(storedSessions, { polledAt: raw.polledAt, ev: raw.ev }, expect);
 	if (top === null || sessions === null) return undefined;
-	const updates = readUpdates(raw.updates, lists);
+	const memories = readEventMemories(raw, lists);
 	const key = fromLegacy ? legacy.key : isShortText(raw.key) ? raw.key : undefined;
 	const ref = isShortText(raw.ref) ? raw.ref : undefined;
 	const bu = isShortText(raw.bu) ? raw.bu : undefined;
@@ -103,7 +108,7 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 		skewMs: raw.skewMs,
 		...(sessions ? { sessions } : {}),
 		...top,
-		...(updates ? { updates } : {}),
+		...memories,
 	};
 }
 
@@ -120,7 +125,7 @@ export function decodeMemory(state: TriggerState, settings: TriggerSettings): Tr
 		skewMs: state.skewMs,
 		windows: { ...windows, ...sessionList?.windows },
 		...(sessionList ? { sessions: sessionList.sessions } : {}),
-		...(settings.events.requestUpdated ? { updates: UpdatesMemory.decode(state.updates) } : {}),
+		events: Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(state[kind.memory.slot])]] : []))),
 	};
 }
 
@@ -147,10 +152,14 @@ export function readMemory(raw: unknown, input: { expect: StateExpectation; sett
 /** The static data of a memory, once, at the end of a poll. */
 export function writeMemory(memory: TriggerMemory): TriggerState {
 	const { label } = memory;
-	const top: Record<string, unknown> = {};
+	const stored: Record<string, unknown> = {};
 	for (const kind of windowsOfList('requests')) {
 		const window = memory.windows[kind.name];
-		if (window) top[kind.name] = kind.encode(window);
+		if (window) stored[kind.name] = kind.encode(window);
+	}
+	for (const kind of EVENT_KINDS) {
+		const own = kind.memory && memory.events[kind.memory.slot];
+		if (kind.memory && own !== undefined) stored[kind.memory.slot] = kind.memory.encode(own, memory.polledAt);
 	}
 	return {
 		v: STATE_VERSION,
@@ -163,7 +172,6 @@ export function writeMemory(memory: TriggerMemory): TriggerState {
 		polledAt: memory.polledAt,
 		skewMs: memory.skewMs,
 		...(memory.sessions ? { sessions: encodeSessionList(memory.windows, memory.sessions) } : {}),
-		...top,
-		...(memory.updates ? { updates: memory.updates.encode(memory.updates.from ?? memory.polledAt) } : {}),
+		...stored,
 	};
 }

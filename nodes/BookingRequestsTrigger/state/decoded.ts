@@ -3,7 +3,6 @@
  * poll (the memory), what the rules read and return, and what codec.ts writes at its end. Times are
  * milliseconds on the API server's clock, never n8n's.
  */
-import type { UpdatesMemory } from '../events/requestUpdated/records';
 import type { WindowMemories } from '../windows';
 import type { BookedMemory, RemindedMemory } from './customers';
 import type { SeenMemory } from './seen';
@@ -55,6 +54,6 @@ export interface TriggerMemory {
 	/** Each window's memory, by name (windows/). */
 	windows: WindowMemories;
 	sessions?: SessionListMemory;
-	/** Request Updated's watched requests; absent when it is not selected. */
-	updates?: UpdatesMemory;
+	/** Each selected event's own memory, by its slot in the state (events/*: `memory`; Request Updated's records). */
+	events: Readonly<Record<string, unknown>>;
 }

@@ -6,7 +6,8 @@
  *
  * Per list: the request list's window at the top (`requests`); the session list's windows inside
  * `sessions`, with `checkpoints` ([server time, list length] of recent polls) and the customers'
- * memories (hashed: customers.ts, seen.ts). Request Updated's records in `updates`.
+ * memories (hashed: customers.ts, seen.ts). Each event's own memory in its slot (events/*: `memory`):
+ * Request Updated's records in `updates`.
  *
  * Versions: v1 (capped id lists) is read as no state (a new start); v2 (windows and the seen memory) is
  * read as v3 with empty customer memories; v3 adds the customer memories. Request Updated's records
@@ -14,7 +15,6 @@
  * records without one.
  */
 import { timestampMs } from '../../shared/utils';
-import type { UpdatesState } from '../events/requestUpdated/records';
 import type { RequestWindowsState, SessionWindowsState } from '../windows';
 import type { PackedDays } from './customers';
 import type { Checkpoint } from './decoded';
@@ -53,7 +53,8 @@ export interface TriggerState extends RequestWindowsState {
 	polledAt: number;
 	skewMs: number;
 	sessions?: SessionsState;
-	updates?: UpdatesState;
+	/** Each selected event's own memory, under its slot (events/*: `memory`). */
+	[slot: string]: unknown;
 }
 
 /** Milliseconds of an API timestamp (ISO, or epoch ms); null when missing or unreadable. */

@@ -4,7 +4,7 @@
 import { idleMinutes, keepsEvent, needsRequest } from '../../../nodes/BookingRequestsTrigger/output/itemFields';
 import { shapeItems } from '../../../nodes/BookingRequestsTrigger/poll/items';
 import type { ItemOptions } from '../../../nodes/BookingRequestsTrigger/output/itemFields';
-import type { TriggerEvent } from '../../../nodes/BookingRequestsTrigger/model/event';
+import type { TriggerEvent } from '../../../nodes/BookingRequestsTrigger/events';
 import { FORM_A, MIN, T0, iso, makeRequest, makeSession } from '../../support/triggerWorld';
 
 const NOW = T0 + 120 * MIN;

@@ -67,6 +67,15 @@ export class UpdatesMemory {
 	from: number | undefined;
 	private readonly records = new Map<string, WatchedRecord>();
 
+	/** A copy to change (the memory a poll starts from is never changed). */
+	clone(): UpdatesMemory {
+		const copy = new UpdatesMemory();
+		copy.cursor = this.cursor;
+		copy.from = this.from;
+		for (const [code, record] of this.records) copy.records.set(code, record);
+		return copy;
+	}
+
 	static decode(state: UpdatesState | undefined): UpdatesMemory {
 		const memory = new UpdatesMemory();
 		if (!state) return memory;

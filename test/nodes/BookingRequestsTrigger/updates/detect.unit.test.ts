@@ -6,6 +6,7 @@
 import type { BookingRequest } from '../../../../nodes/shared/types';
 import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
 import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
+import { updatedEventId } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated';
 import type { UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/model/settings';
 import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
 import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
@@ -38,13 +39,14 @@ class Watcher {
 	state: UpdatesState | undefined;
 	constructor(public settings: UpdateSettings = ALL) {}
 
-	poll(pages: PageObservation[], now: number, passed: (r: BookingRequest) => boolean = () => true): RequestChange[] {
+	/** The changes of one poll, each with its event id (index.ts `updatedEventId` names a change by its version). */
+	poll(pages: PageObservation[], now: number, passed: (r: BookingRequest) => boolean = () => true): Array<Omit<RequestChange, 'version'> & { eventId: string }> {
 		const memory = UpdatesMemory.decode(this.state);
 		const from = memory.from ?? now;
-		const { changes } = detectUpdates({ memory, pages, passed, since: from, now, baseline: memory.from === undefined, settings: this.settings });
-		this.state = JSON.parse(JSON.stringify(memory.encode(from))) as UpdatesState;
+		const { changes, memory: next } = detectUpdates({ memory, pages, passed, since: from, now, baseline: memory.from === undefined, settings: this.settings });
+		this.state = JSON.parse(JSON.stringify(next.encode(from))) as UpdatesState;
 		expect(isUpdatesState(this.state)).toBe(true);
-		return changes;
+		return changes.map(({ version, ...change }) => ({ ...change, eventId: updatedEventId(change.request.id, version) }));
 	}
 }
 
