@@ -8,9 +8,6 @@ import { formLocator } from '../shared/locators';
 import { EVENT_KINDS } from './events';
 import type { EventKind } from './events/kind';
 
-export const TRIGGER_DESCRIPTION =
-	'Starts a workflow when a customer leaves a booking unfinished, finishes a booking, or a new booking request arrives';
-
 /**
  * The canvas subtitle, e.g. "Abandoned after 30 min, Completed, New Request": each selected event's
  * part, short enough for the canvas, which cuts subtitles at about 25 characters (no arrow functions
@@ -20,33 +17,40 @@ export const TRIGGER_SUBTITLE = `={{ [${EVENT_KINDS.map(
 	(kind) => `$parameter["events"].includes("${kind.value}") ? "${kind.words.subtitle.replace(/\{(\w+)\}/g, '" + $parameter["$1"] + "')}" : ""`,
 ).join(', ')}].filter(Boolean).join(", ") }}`;
 
-function listed(parts: string[]): string {
-	return parts.length < 2 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+
+/** "a, b, or c", each phrase without the words it shares with the one before ("a customer …"). */
+function listed(parts: string[], last: 'or' | 'and'): string {
+	const words = parts.map((part) => part.split(' '));
+	const shorter = words.map((part, i) => {
+		const before = words[i - 1] ?? [];
+		let shared = 0;
+		while (shared < part.length - 1 && part[shared] === before[shared]) shared++;
+		return (shared >= 2 ? part.slice(shared) : part).join(' ');
+	});
+	if (shorter.length < 3) return shorter.join(` ${last} `);
+	return `${shorter.slice(0, -1).join(', ')}, ${last} ${shorter[shorter.length - 1]}`;
 }
 
+export const TRIGGER_DESCRIPTION = `Starts a workflow when ${listed(
+	EVENT_KINDS.map((kind) => kind.words.when),
+	'or',
+)}`;
+
 /**
- * The notice at the top names every selected event. A notice is static text shown by displayOptions,
- * so there is one per combination of events, shown when exactly that combination is selected: `show`
- * needs one of its events, `hide` drops it when another event is selected or one of its own is not
- * (a `not` condition holds when no selected value equals it). With no event selected none is shown;
- * with Events as an expression n8n shows every notice whose `show` names it (n8n shows a parameter
- * whenever a value it depends on is an expression).
+ * The notices at the top: one for what every selected event shares, shown while any is selected, and
+ * one per event ("Starts the workflow once for …"), shown while it is selected, so that together they
+ * name every selected event and no other (a notice is static text shown by displayOptions). With no
+ * event selected none is shown.
  */
 function eventNotices(): INodeProperties[] {
-	const all = EVENT_KINDS.map((kind) => kind.value);
-	const combinations = Array.from({ length: 2 ** all.length - 1 }, (_, i) => all.filter((_value, bit) => (i + 1) & (1 << bit)));
-	return combinations.map((selected) => ({
-		displayName: `Checks for news at the interval under "Poll Times" and starts the workflow once for ${listed(
-			EVENT_KINDS.filter((kind) => selected.includes(kind.value)).map((kind) => `${kind.words.startsFor} (${kind.words.name})`),
-		)}. Only what happens after you publish the workflow (n8n 1.x: activate) is sent, never anything from before. "Fetch Test Event" shows up to 3 recent examples of each event and does not change what the published workflow will send.`,
-		name: 'notice',
-		type: 'notice',
-		default: '',
-		displayOptions: {
-			show: { events: selected },
-			hide: { events: [...all.filter((value) => !selected.includes(value)), ...selected.map((value) => ({ _cnd: { not: value } }))] },
-		},
-	}));
+	const notice = (displayName: string, events: string[]): INodeProperties => ({ displayName, name: 'notice', type: 'notice', default: '', displayOptions: { show: { events } } });
+	return [
+		notice(
+			'Checks for news at the interval under "Poll Times". Only what happens after you publish the workflow (n8n 1.x: activate) is sent, never anything from before. "Fetch Test Event" shows up to 3 recent examples of each event and does not change what the published workflow will send.',
+			EVENT_KINDS.map((kind) => kind.value),
+		),
+		...EVENT_KINDS.map((kind) => notice(`Starts the workflow once for ${kind.words.startsFor} (${kind.words.name}).`, [kind.value])),
+	];
 }
 
 /**
