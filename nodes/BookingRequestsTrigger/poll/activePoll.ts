@@ -102,8 +102,8 @@ async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: Pol
 	// Built before the state is written: a failed Get request fails the poll and nothing advances.
 	const items = await toItems(ctx, result.events, { ...output, now: result.now }, { deadline: window.deadline });
 	if (result.memory) {
-		result.memory.label = { ...result.memory.label, key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
-		staticData[STATE_KEY] = writeMemory(result.memory) as unknown as IDataObject;
+		const label = { ...result.memory.label, key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
+		staticData[STATE_KEY] = writeMemory({ ...result.memory, label }) as unknown as IDataObject;
 	}
 	logResult(ctx, result, { items: items.length, budgetMs: window.budgetMs });
 	return items.length > 0 ? [items] : null;

@@ -8,12 +8,13 @@
 import type { WantedRequest } from '../../shared/requestJoin';
 import { joinRequests } from '../../shared/requestJoin';
 import { attachReserve } from '../../shared/requestLookup';
-import type { PageRead } from '../../shared/transport/pageReader';
+import type { PageRead } from '../../shared/pages';
 import { requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import { attachingWindows, sessionToAttach } from '../events';
 import type { Decision } from '../events/context';
 import type { EventBase } from '../model/event';
+import type { Handled } from '../rules/core';
 import type { TriggerMemory } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { requestsRead, sortTime } from '../model/pages';
@@ -98,39 +99,40 @@ function wantedRequests(events: Array<EventBase | undefined>, listed: BookingReq
 }
 
 /**
- * The one attach loop: each completed-session event that `needs` its booking request gets it from
- * `listed`, else from `fetch` (once per id). Returns how many events (a prefix) were handled: it stops
- * at the first one `fetch` cannot serve (undefined: no budget left).
+ * The one attach loop: each event whose item `needs` its session's booking request gets it from
+ * `listed`, else from `fetch` (once per id). Returns how many events (a prefix) were handled, and the
+ * requests by event id: it stops at the first one `fetch` cannot serve (undefined: no budget left).
  */
 async function attachEach(
 	events: Array<EventBase | undefined>,
 	listed: BookingRequest[],
 	needs: NeedsRequest,
 	fetch: (id: string) => Promise<BookingRequest | null | undefined>,
-): Promise<number> {
+): Promise<Handled & { requests: Map<string, BookingRequest | null> }> {
 	const known = new Map<string, BookingRequest | null>(listed.map((request) => [request.id, request]));
+	const requests = new Map<string, BookingRequest | null>();
 	for (const [index, event] of events.entries()) {
 		const session = sessionNeedingRequest(event, needs);
 		if (!event || !session) continue;
 		const id = requestIdOf(session) as string;
 		if (!known.has(id)) {
 			const request = await fetch(id);
-			if (request === undefined) return index;
+			if (request === undefined) return { count: index, requests };
 			known.set(id, request);
 		}
-		event.request = known.get(id) ?? null;
+		requests.set(event.eventId, known.get(id) ?? null);
 	}
-	return events.length;
+	return { count: events.length, requests };
 }
 
-/** Attaches booking requests to the decisions' events; returns how many decisions (a prefix) can be handled in this poll. */
+/** Reads the booking requests the decisions' events need; returns how many decisions (a prefix) can be handled in this poll, and the requests by event id. */
 export async function attachRequests(
 	source: PageSource,
 	decisions: Decision[],
 	io: { pages: PageObservation[]; budget: Budget; needs: NeedsRequest | undefined; calls: PollCalls },
-): Promise<number> {
+): Promise<Handled> {
 	const { needs, budget, calls } = io;
-	if (!needs) return decisions.length;
+	if (!needs) return { count: decisions.length };
 	const events = decisions.map((decision) => decision.event);
 	const requestPages = io.pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : []));
 	const listed = requestPages.flatMap((page) => page.items);
@@ -159,7 +161,8 @@ export async function attachRequests(
 	return await attachEach(events, listed, needs, async (id) => (joined.has(id) ? joined.get(id) : undefined));
 }
 
-/** Attaches booking requests to sample events ("Fetch Test Event"): from the listed requests or one Get request each. */
-export async function attachSampleRequests(source: PageSource, events: EventBase[], listed: BookingRequest[] | undefined, needs: NeedsRequest = () => true): Promise<void> {
-	await attachEach(events, listed ?? [], needs, async (id) => (await source.fetchRequest(id)) ?? null);
+/** The sample events ("Fetch Test Event") with the booking requests their items need: from the listed requests or one Get request each. */
+export async function withSampleRequests<E extends EventBase>(source: PageSource, events: E[], listed: BookingRequest[] | undefined, needs: NeedsRequest = () => true): Promise<E[]> {
+	const { requests } = await attachEach(events, listed ?? [], needs, async (id) => (await source.fetchRequest(id)) ?? null);
+	return events.map((event) => (requests.has(event.eventId) ? { ...event, request: requests.get(event.eventId) } : event));
 }

@@ -29,9 +29,11 @@ function baselineCustomers(pages: PageObservation[], settings: TriggerSettings, 
 /** The baseline's customers with the ones a state about another Form carried (they are about customers, not a form). */
 function withCarried(customers: CustomerMemories, carried: CustomerMemories | undefined): CustomerMemories {
 	if (!carried) return customers;
-	carried.booked.merge(customers.booked);
-	carried.shared.merge(customers.shared);
-	return carried;
+	const booked = carried.booked.clone();
+	booked.merge(customers.booked);
+	const shared = carried.shared.clone();
+	shared.merge(customers.shared);
+	return { ...carried, booked, shared };
 }
 
 export function baselineMemory(input: { pages: PageObservation[]; settings: TriggerSettings; now: number; skewMs: number | undefined; carried?: CustomerMemories }): TriggerMemory {

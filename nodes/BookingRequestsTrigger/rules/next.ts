@@ -81,8 +81,9 @@ function limits(evaluation: Evaluation, frontier: number): (kind: WindowKind, of
 	return (kind, offset) => Math.min(frontier - offset, kind.edge ? Math.min(now, topRead(kind.list)) - EDGE_WINDOW_MS : Infinity);
 }
 
-/** The customers' memory with the handled decisions in, pruned up to the point the poll judged. */
-function rememberCustomers(customers: CustomerMemories, input: { decisions: Decision[]; pages: PageObservation[]; now: number; judgedUpTo: number }): NextMemory['customersForgotten'] & { seen: number } {
+/** The customers' memory with the handled decisions in, pruned up to the point the poll judged (a new memory: the one given is not changed). */
+function nextCustomers(previous: CustomerMemories, input: { decisions: Decision[]; pages: PageObservation[]; now: number; judgedUpTo: number }): { customers: CustomerMemories; dropped: NextMemory['customersForgotten'] & { seen: number } } {
+	const customers: CustomerMemories = { seen: previous.seen.clone(), booked: previous.booked.clone(), reminded: previous.reminded.clone(), shared: previous.shared.clone() };
 	const { seen, booked, reminded, shared } = customers;
 	for (const code of sharedInPoll(input.pages)) shared.addCode(code, input.now);
 	shared.prune(input.now);
@@ -96,7 +97,7 @@ function rememberCustomers(customers: CustomerMemories, input: { decisions: Deci
 	seen.prune(input.judgedUpTo);
 	booked.prune(input.judgedUpTo);
 	reminded.prune(input.judgedUpTo);
-	return { seen: seen.droppedForBound, booked: booked.droppedForBound, reminded: reminded.droppedForBound };
+	return { customers, dropped: { seen: seen.droppedForBound, booked: booked.droppedForBound, reminded: reminded.droppedForBound } };
 }
 
 /** Each window's memory after this poll, in the registry's order (a window may hand on to the ones after it). */
@@ -117,20 +118,23 @@ function nextWindows(previous: WindowMemories, evaluation: Evaluation, handledIn
 /**
  * The session list after this poll: kept while every window it must hold moved on (otherwise no session
  * event is read any more, and its windows go with it), with this poll's checkpoint, pruned to what its
- * deepest window still needs.
+ * deepest window still needs, and the customers' memory with the handled decisions in.
  */
-function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, evaluation: Evaluation): SessionListMemory | undefined {
+function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; frontier: number }): { sessions?: SessionListMemory; dropped?: NextMemory['customersForgotten'] & { seen: number } } {
+	const { evaluation } = input;
 	const own = windowsOfList('sessions');
 	if (!previous || own.some((kind) => kind.required && !windows[kind.name])) {
 		for (const kind of own) delete windows[kind.name];
-		return undefined;
+		return {};
 	}
 	const deepest = Math.min(...own.filter((kind) => !kind.atTop).map((kind) => windows[kind.name]?.floor ?? Infinity));
 	const checkpoints = nextCheckpoints(previous.checkpoints, evaluation.pages, evaluation.now);
-	return { checkpoints: pruneCheckpoints(checkpoints, deepest), customers: previous.customers };
+	const judgedUpTo = Number.isFinite(input.frontier) ? Math.min(evaluation.now, input.frontier) : evaluation.now;
+	const { customers, dropped } = nextCustomers(previous.customers, { decisions: input.handled, pages: evaluation.pages, now: evaluation.now, judgedUpTo });
+	return { sessions: { checkpoints: pruneCheckpoints(checkpoints, deepest), customers }, dropped };
 }
 
-/** The memory after handling `decisions.slice(0, handled)`; the customers' memory is changed in place. */
+/** The memory after handling `decisions.slice(0, handled)`: a new one (the previous memory is not changed). */
 export function nextMemory(input: NextInput): NextMemory {
 	const { previous, evaluation, decisions } = input;
 	const now = evaluation.now;
@@ -139,15 +143,7 @@ export function nextMemory(input: NextInput): NextMemory {
 	const handled = decisions.slice(0, input.handled);
 	const handledIn = (name: string) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
 	const windows = nextWindows(previous.windows, evaluation, handledIn, limits(evaluation, frontier));
-	const sessions = nextSessionList(previous.sessions, windows, evaluation);
+	const { sessions, dropped } = nextSessionList(previous.sessions, windows, { evaluation, handled, frontier });
 	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs, windows, ...(sessions ? { sessions } : {}), events: previous.events };
-	let forgotten = 0;
-	const customersForgotten = { booked: 0, reminded: 0 };
-	if (sessions) {
-		const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
-		const dropped = rememberCustomers(sessions.customers, { decisions: handled, pages: evaluation.pages, now, judgedUpTo });
-		forgotten = dropped.seen;
-		Object.assign(customersForgotten, { booked: dropped.booked, reminded: dropped.reminded });
-	}
-	return { memory, forgotten, customersForgotten };
+	return { memory, forgotten: dropped?.seen ?? 0, customersForgotten: { booked: dropped?.booked ?? 0, reminded: dropped?.reminded ?? 0 } };
 }
