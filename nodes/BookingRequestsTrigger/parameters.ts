@@ -47,7 +47,7 @@ export async function readParameters(ctx: IPollFunctions): Promise<PollParameter
 		key: { id: target.keyId, legacyFingerprint: fingerprintOf([selectedValues, formId ?? '', target.baseUrl, target.keyId]) },
 		eventLetters: eventLetters(settings),
 		baseUrlId: fingerprintOf(['base URL', target.baseUrl]).slice(0, 8),
-		output: Object.assign({ simplify: ctx.getNodeParameter('simplify', true) !== false, includeRequest: false, onlyWithEmail: false }, ...parts.map((part) => part.output)),
+		output: Object.assign({ simplify: ctx.getNodeParameter('simplify', true) !== false, includeRequest: false }, ...parts.map((part) => part.output)),
 	};
 }
 

@@ -33,10 +33,19 @@ export function abandonedEventId(sessionId: string, activity: number): string {
 	return `session.abandoned:${sessionId}:${activity}`;
 }
 
+/**
+ * "Only Sessions With an E-Mail": an idle session without an e-mail is no Session Abandoned, so it is no
+ * reminder either (no cooldown starts, a later completion is no recovery from it). The one place of the
+ * rule: the judge and the samples apply it, the items do not filter again.
+ */
+function leftOutWithoutEmail(session: BookingSession, settings: TriggerSettings): boolean {
+	return settings.onlyWithEmail === true && !hasEmail(draftContact(session));
+}
+
 /** Whether the customer of this draft is left out: no e-mail, booked since, or reminded within the cooldown. */
 function skipReason(session: BookingSession, codes: string[], candidate: Candidate, context: JudgeContext): Decision['skipped'] {
 	const { settings, memory } = context;
-	if (settings.onlyWithEmail === true && !hasEmail(draftContact(session))) return 'noEmail';
+	if (leftOutWithoutEmail(session, settings)) return 'noEmail';
 	// A booking from before the draft does not count (a returning customer starting a new one).
 	if (skipsBooked(settings) && codes.length > 0 && context.bookedSince(codes, timestampMs(session.created_at) ?? candidate.time)) return 'booked';
 	const cooldown = settings.customerCooldownMs ?? 0;
@@ -71,10 +80,10 @@ function judge(candidate: Candidate, context: JudgeContext): Decision<SessionAba
 	};
 }
 
-/** Open sessions with a timestamp: with contact details first, then those idle for the delay, then the newest. */
+/** Open sessions with a timestamp (with an e-mail, when asked): with contact details first, then those idle for the delay, then the newest. */
 function samples(first: { sessions?: BookingSession[]; now: number }, settings: TriggerSettings): SessionAbandonedEvent[] {
 	const delay = settings.abandonedAfterMs;
-	const open = (first.sessions ?? []).filter((session) => !isCompleted(session) && sortTime('sessions', session) !== null);
+	const open = (first.sessions ?? []).filter((session) => !isCompleted(session) && sortTime('sessions', session) !== null && !leftOutWithoutEmail(session, settings));
 	const activity = (session: BookingSession) => sortTime('sessions', session) as number;
 	const isIdle = (session: BookingSession) => (activity(session) + delay <= first.now ? 1 : 0);
 	return ranked(open, [contactRank, isIdle])
@@ -150,18 +159,16 @@ function read(input: ParameterInput): SettingsPart {
 	}
 	// On in new nodes (1.1), off in nodes of version 1.
 	const skipIfBooked = events.sessionAbandoned && input.value('skipIfBooked', node.typeVersion >= 1.1) === true;
-	const onlyWithEmail = options.onlyWithEmail === true && events.sessionAbandoned;
 	return {
 		settings: {
 			abandonedAfterMs: Math.round(minutes * 60_000),
 			skipIfBooked,
 			customerCooldownMs: Math.round(cooldownDays * 86_400_000),
 			fireAgainIfReabandoned: options.fireAgainIfReabandoned === true,
-			onlyWithEmail,
+			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
 			// Bookings on every form count: with a Form filter the request list is read for every form.
 			...(skipIfBooked && input.formId ? { requestsForm: input.formId } : {}),
 		},
-		output: { onlyWithEmail },
 	};
 }
 

@@ -6,7 +6,7 @@
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { simplifyRequest } from '../../shared/output/request';
+import { includedRequest } from '../../shared/output/funnel';
 import { isCompleted, requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import { REMINDED_RETENTION_DAYS } from '../state/customers';
@@ -78,7 +78,7 @@ function judge(candidate: Candidate, context: JudgeContext): Decision<SessionCom
 	};
 }
 
-/** `recovered`, `recovered_from_session_id`, `minutes_to_recover` (nulls when not recovered), and `request`. */
+/** `recovered`, `recovered_from_session_id`, `minutes_to_recover` (nulls when not recovered), and with Include Booking Request `minutes_to_book` and `request`, as Get Many sessions has them. */
 function item(event: SessionCompletedEvent, options: ItemOptions, formNames: FormNames): IDataObject {
 	const recovered = event.recovered === true;
 	const json: IDataObject = {
@@ -87,8 +87,7 @@ function item(event: SessionCompletedEvent, options: ItemOptions, formNames: For
 		recovered_from_session_id: recovered ? (event.recoveredFromSessionId ?? null) : null,
 		minutes_to_recover: recovered ? (event.minutesToRecover ?? null) : null,
 	};
-	if (options.includeRequest) json.request = event.request ? (options.simplify ? simplifyRequest(event.request) : (event.request as IDataObject)) : null;
-	return json;
+	return options.includeRequest ? { ...json, ...includedRequest(event.session, event.request ?? null, options.simplify) } : json;
 }
 
 const OPTIONS: INodeProperties[] = [
@@ -98,7 +97,7 @@ const OPTIONS: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to attach the full booking request to each completed session (field "request"). Costs 1 more call per completed session, at most 1 per second.',
+			'Whether to attach the booking request of each completed session as "request", with "minutes_to_book" (first save to booking). Read from the request list, about 1 more call per 100 completed sessions (none when the poll read it already, 1 each when only a few).',
 	},
 	{
 		displayName: 'Only Recovered',
@@ -125,7 +124,7 @@ export const sessionCompleted: EventKind<SessionCompletedEvent> = {
 		when: 'a customer finishes a booking',
 		startsFor: 'each booking a customer finishes',
 		subtitle: 'Completed',
-		fields: `${SESSION_ITEM_FIELDS}, recovered, recovered_from_session_id, minutes_to_recover`,
+		fields: `${SESSION_ITEM_FIELDS}, recovered, recovered_from_session_id, minutes_to_recover (with Include Booking Request also minutes_to_book and request)`,
 	},
 	parameters: [ABANDONED_AFTER],
 	options: OPTIONS,

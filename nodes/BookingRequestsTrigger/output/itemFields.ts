@@ -23,8 +23,6 @@ export interface ItemOptions {
 	simplify: boolean;
 	/** "Include Booking Request": completed sessions carry `request` (simplified or raw, following Simplify; null on 404). */
 	includeRequest: boolean;
-	/** "Only Sessions With an E-mail": abandoned sessions without an e-mail are left out. */
-	onlyWithEmail: boolean;
 	/** The poll's time on the API server's clock (ms): `idle_minutes` counts up to it. */
 	now: number;
 }
@@ -39,12 +37,6 @@ export type FormNames = ReadonlyMap<string, string | null>;
  */
 export function needsRequest(session: BookingSession, options: Pick<ItemOptions, 'simplify' | 'includeRequest'>): boolean {
 	return options.includeRequest || (options.simplify && !hasEmail(draftContact(session)));
-}
-
-/** "Only Sessions With an E-mail" applies to abandoned sessions only. */
-export function keepsEvent(event: EventBase, options: Pick<ItemOptions, 'onlyWithEmail'>): boolean {
-	if (!options.onlyWithEmail || event.event !== 'session.abandoned' || !event.session) return true;
-	return hasEmail(draftContact(event.session));
 }
 
 /** The `Date` header's resolution (RFC 9110: whole seconds). */

@@ -9,12 +9,11 @@ import type { ApiContext } from '../../shared/transport/request';
 import { kindOf } from '../events';
 import type { EventBase } from '../model/event';
 import type { FormNames, ItemOptions } from '../output/itemFields';
-import { keepsEvent } from '../output/itemFields';
 import { formNamesFor } from './formNames';
 
-/** The items of `events` (already filtered and with their requests attached). Pure. */
+/** The items of `events` (with their requests attached). Pure. */
 export function shapeItems(events: EventBase[], options: ItemOptions, formNames: FormNames): INodeExecutionData[] {
-	return events.filter((event) => keepsEvent(event, options)).map((event) => ({ json: kindOf(event.event).item(event, options, formNames) }));
+	return events.map((event) => ({ json: kindOf(event.event).item(event, options, formNames) }));
 }
 
 /** Distinct form ids of the events that become items. */
@@ -29,7 +28,6 @@ export function formIdsOf(events: EventBase[]): string[] {
 
 /** Builds the output items. Simplified: at most one call for form names, none when cached. */
 export async function toItems(ctx: ApiContext, events: EventBase[], options: ItemOptions, io: { deadline?: number } = {}): Promise<INodeExecutionData[]> {
-	const kept = events.filter((event) => keepsEvent(event, options));
-	const formNames: FormNames = options.simplify && kept.length > 0 ? await formNamesFor(ctx, formIdsOf(kept), io) : new Map();
-	return shapeItems(kept, options, formNames);
+	const formNames: FormNames = options.simplify && events.length > 0 ? await formNamesFor(ctx, formIdsOf(events), io) : new Map();
+	return shapeItems(events, options, formNames);
 }
