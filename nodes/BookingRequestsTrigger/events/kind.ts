@@ -107,6 +107,12 @@ export interface EventKind<E extends EventBase = EventBase> {
 	 */
 	judges: readonly WindowName[];
 	judge?(candidate: Candidate, context: JudgeContext): Decision<E>;
+	/**
+	 * Its own memory after the poll's handled decisions, its own among them (an event that judges a
+	 * window and keeps a memory of its own: the judge reads it in `JudgeContext.memories`).
+	 * `judgedUpTo`: the event time the poll judged up to (prune by it, not by now).
+	 */
+	remember?(memory: unknown, decisions: Array<Decision<E>>, poll: { now: number; judgedUpTo: number }): unknown;
 	/** Why it leaves a candidate out (counted per poll in the logs: `Decision.skipped`). */
 	skips?: readonly string[];
 	/** Its own memory, kept while it is selected. */

@@ -16,12 +16,25 @@ import { customerCodes } from '../state/customers';
 import type { EventBase } from '../model/event';
 import { sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import { keepsReminded, keepsSeen, skipsBooked } from '../model/settings';
+import { skipsBooked } from '../model/settings';
 import type { Candidate } from '../windows/window';
 import { SESSION_ITEM_FIELDS, sessionItem } from '../output/itemFields';
 import { contactRank, ranked, SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
 import type { EventKind, ParameterInput, SettingsPart } from './kind';
+
+/**
+ * Customers reported abandoned are remembered whenever Session Abandoned is on, read or not (by the
+ * cooldown, by `recovered`): adding Session Completed or the cooldown later then knows who was reminded.
+ */
+function keepsReminded(settings: TriggerSettings): boolean {
+	return settings.events.sessionAbandoned;
+}
+
+/** Sessions seen abandoned are remembered whenever a session event is on (once per session, `recovered`). */
+function keepsSeen(settings: TriggerSettings): boolean {
+	return settings.events.sessionAbandoned || settings.events.sessionCompleted;
+}
 
 export interface SessionAbandonedEvent extends EventBase {
 	event: 'session.abandoned';

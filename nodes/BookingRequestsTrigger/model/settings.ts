@@ -52,16 +52,3 @@ export type EventValue = keyof TriggerSettings['events'];
 export function skipsBooked(settings: TriggerSettings): boolean {
 	return settings.events.sessionAbandoned && settings.skipIfBooked === true;
 }
-
-/**
- * Customers reported abandoned are remembered whenever Session Abandoned is on, read or not (by the
- * cooldown, by `recovered`): adding Session Completed or the cooldown later then knows who was reminded.
- */
-export function keepsReminded(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned;
-}
-
-/** Sessions seen abandoned are remembered whenever a session event is on (once per session, `recovered`). */
-export function keepsSeen(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned || settings.events.sessionCompleted;
-}

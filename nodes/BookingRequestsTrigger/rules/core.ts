@@ -95,6 +95,17 @@ function skippedOf(decisions: Decision[]): Record<string, number> {
 	return skipped;
 }
 
+/** The selected events' own memories with the poll's handled decisions in (events/*: `remember`). */
+function remembered(memory: TriggerMemory, handled: Decision[], poll: { settings: TriggerSettings; now: number; judgedUpTo: number }): TriggerMemory {
+	const own: Record<string, unknown> = { ...memory.events };
+	for (const kind of selectedKinds(poll.settings)) {
+		const slot = kind.memory?.slot;
+		if (!kind.remember || slot === undefined || own[slot] === undefined) continue;
+		own[slot] = kind.remember(own[slot], handled, { now: poll.now, judgedUpTo: poll.judgedUpTo });
+	}
+	return { ...memory, events: own };
+}
+
 /** The events that watch pages of their own (Request Updated), after the windows moved on: their events, oldest first, and memories. */
 function watchPages(memory: TriggerMemory, input: PollInput): { memory: TriggerMemory; events: TriggerEvent[]; forgotten: number } {
 	const events: TriggerEvent[] = [];
@@ -133,7 +144,7 @@ function baselinePoll(input: PollInput): PollOutcome {
 export function judgePoll(input: PollInput & { memory: TriggerMemory }): Judged {
 	const { memory, pages, now, settings } = input;
 	const evaluation = evaluate(windowsOf(memory, settings, now), pages, now, input.fallbackNow ?? now);
-	const decisions = decide(memory.sessions?.customers ?? emptyCustomers(), evaluation, settings);
+	const decisions = decide({ customers: memory.sessions?.customers ?? emptyCustomers(), memories: memory.events }, evaluation, settings);
 	// A decision the rules could not make yet (a deferred one) ends what this poll handles.
 	const deferred = decisions.findIndex((decision) => decision.defer);
 	return { input, evaluation, decisions, ready: deferred < 0 ? decisions : decisions.slice(0, deferred) };
@@ -143,7 +154,7 @@ export function judgePoll(input: PollInput & { memory: TriggerMemory }): Judged 
 export function settlePoll(judged: Judged, handled: Handled): PollOutcome {
 	const { input, evaluation, decisions } = judged;
 	const next = nextMemory({ previous: input.memory, evaluation, decisions, handled: handled.count, skewMs: input.skewMs });
-	const watched = watchPages(next.memory, input);
+	const watched = watchPages(remembered(next.memory, decisions.slice(0, handled.count), { settings: input.settings, now: input.now, judgedUpTo: next.judgedUpTo }), input);
 	const withRequest = (event: TriggerEvent): TriggerEvent => (handled.requests?.has(event.eventId) ? ({ ...event, request: handled.requests.get(event.eventId) } as TriggerEvent) : event);
 	const emitted = decisions.slice(0, handled.count).flatMap((decision) => (decision.event ? [withRequest(decision.event as TriggerEvent)] : []));
 	return {

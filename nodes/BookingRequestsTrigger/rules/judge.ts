@@ -11,9 +11,10 @@ import type { CustomerMemories } from '../state/decoded';
 import type { TriggerSettings } from '../model/settings';
 import type { Evaluation } from './evaluate';
 
-export function decide(customers: CustomerMemories, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
-	const context = judgeContext(customers, evaluation.pages, evaluation.now, settings);
-	return evaluation.candidates.flatMap((candidate) => judgesOf(candidate.window).map((kind) => (kind.judge as NonNullable<typeof kind.judge>)(candidate, context)));
+/** Each candidate's decisions, one per event that judges its window; `memories`: the events' own memories before the poll. */
+export function decide(memory: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>> }, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
+	const context = judgeContext({ ...memory, pages: evaluation.pages, now: evaluation.now, settings });
+	return evaluation.candidates.flatMap((candidate) => judgesOf(candidate.window).map((kind) => ({ ...(kind.judge as NonNullable<typeof kind.judge>)(candidate, context), by: kind.value })));
 }
 
 /** The windows' events and the watched requests' events, one list by event time (each already in that order). */

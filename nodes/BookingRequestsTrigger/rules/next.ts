@@ -33,6 +33,8 @@ export interface NextMemory {
 	forgotten: number;
 	/** Customer keys / customers forgotten from the customer memories because of their bounds (logged too). */
 	customersForgotten: { booked: number; reminded: number };
+	/** The event time the poll judged up to (memories are pruned by it, not by now). */
+	judgedUpTo: number;
 }
 
 /**
@@ -120,7 +122,7 @@ function nextWindows(previous: WindowMemories, evaluation: Evaluation, handledIn
  * event is read any more, and its windows go with it), with this poll's checkpoint, pruned to what its
  * deepest window still needs, and the customers' memory with the handled decisions in.
  */
-function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; frontier: number }): { sessions?: SessionListMemory; dropped?: NextMemory['customersForgotten'] & { seen: number } } {
+function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; judgedUpTo: number }): { sessions?: SessionListMemory; dropped?: NextMemory['customersForgotten'] & { seen: number } } {
 	const { evaluation } = input;
 	const own = windowsOfList('sessions');
 	if (!previous || own.some((kind) => kind.required && !windows[kind.name])) {
@@ -129,8 +131,7 @@ function nextSessionList(previous: SessionListMemory | undefined, windows: Recor
 	}
 	const deepest = Math.min(...own.filter((kind) => !kind.atTop).map((kind) => windows[kind.name]?.floor ?? Infinity));
 	const checkpoints = nextCheckpoints(previous.checkpoints, evaluation.pages, evaluation.now);
-	const judgedUpTo = Number.isFinite(input.frontier) ? Math.min(evaluation.now, input.frontier) : evaluation.now;
-	const { customers, dropped } = nextCustomers(previous.customers, { decisions: input.handled, pages: evaluation.pages, now: evaluation.now, judgedUpTo });
+	const { customers, dropped } = nextCustomers(previous.customers, { decisions: input.handled, pages: evaluation.pages, now: evaluation.now, judgedUpTo: input.judgedUpTo });
 	return { sessions: { checkpoints: pruneCheckpoints(checkpoints, deepest), customers }, dropped };
 }
 
@@ -143,7 +144,8 @@ export function nextMemory(input: NextInput): NextMemory {
 	const handled = decisions.slice(0, input.handled);
 	const handledIn = (name: string) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
 	const windows = nextWindows(previous.windows, evaluation, handledIn, limits(evaluation, frontier));
-	const { sessions, dropped } = nextSessionList(previous.sessions, windows, { evaluation, handled, frontier });
+	const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
+	const { sessions, dropped } = nextSessionList(previous.sessions, windows, { evaluation, handled, judgedUpTo });
 	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs, windows, ...(sessions ? { sessions } : {}), events: previous.events };
-	return { memory, forgotten: dropped?.seen ?? 0, customersForgotten: { booked: dropped?.booked ?? 0, reminded: dropped?.reminded ?? 0 } };
+	return { memory, forgotten: dropped?.seen ?? 0, customersForgotten: { booked: dropped?.booked ?? 0, reminded: dropped?.reminded ?? 0 }, judgedUpTo };
 }
