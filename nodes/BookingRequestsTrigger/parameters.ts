@@ -4,66 +4,25 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { IDataObject, INode, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { resolveTarget } from '../shared/transport/request';
 import { assertUuid } from '../shared/validation';
 import { EVENT_KINDS, eventLetters } from './events';
-import { DEFAULT_WATCH_NEWEST, MAX_WATCH_NEWEST } from './events/requestChanges';
-import type { WatchGroup } from './memory/requests/watched';
-import { WATCH_GROUPS } from './memory/requests/watched';
-import type { TriggerSettings, UpdateSettings } from './model/settings';
+import type { ParameterInput } from './events/kind';
+import type { TriggerSettings } from './model/settings';
 import type { PollParameters } from './poll/activePoll';
-
-/** A comma-separated list of values, trimmed and in lower case (empty entries left out). */
-function valueList(raw: unknown): string[] {
-	if (raw === undefined || raw === null) return [];
-	return String(raw)
-		.split(',')
-		.map((value) => value.trim().toLowerCase())
-		.filter((value) => value !== '');
-}
-
-/** Request Updated's options, checked. */
-function readUpdateOptions(node: INode, options: IDataObject): UpdateSettings {
-	const watchNewest = Number(options.watchNewest ?? DEFAULT_WATCH_NEWEST);
-	if (!Number.isInteger(watchNewest) || watchNewest < 1 || watchNewest > MAX_WATCH_NEWEST) {
-		throw new NodeOperationError(node, `"Watch the Newest (Requests)" must be a whole number from 1 to ${MAX_WATCH_NEWEST}, got ${String(options.watchNewest)}`);
-	}
-	const raw = options.watchFields ?? [...WATCH_GROUPS];
-	const fields = Array.isArray(raw) ? raw.filter((field): field is WatchGroup => (WATCH_GROUPS as readonly unknown[]).includes(field)) : [];
-	if (fields.length === 0) {
-		throw new NodeOperationError(node, '"Fields to Watch" is empty', { description: 'Choose at least one field whose changes start "Request Updated".' });
-	}
-	return { watchNewest, fields, statusTo: valueList(options.statusChangesTo), leadStatusTo: valueList(options.leadStatusChangesTo) };
-}
 
 /** The selected events, checked: at least one. */
 function readEvents(ctx: IPollFunctions): TriggerSettings['events'] {
 	const selected = ctx.getNodeParameter('events', []) as string[];
 	const events = Object.fromEntries(EVENT_KINDS.map((kind) => [kind.value, selected.includes(kind.value)])) as TriggerSettings['events'];
 	if (!EVENT_KINDS.some((kind) => events[kind.value])) {
-		const names = EVENT_KINDS.map((kind) => kind.option.name);
+		const names = EVENT_KINDS.map((kind) => kind.words.name);
 		throw new NodeOperationError(ctx.getNode(), 'Select at least one event', { description: `Choose ${names.slice(0, -1).join(', ')} and/or ${names.at(-1)} in "Events".` });
 	}
 	return events;
-}
-
-/** The session options: Abandoned After, Skip Customers Who Booked, the cooldown. */
-function readSessionOptions(ctx: IPollFunctions, events: TriggerSettings['events'], options: IDataObject): Pick<TriggerSettings, 'abandonedAfterMs' | 'skipIfBooked' | 'customerCooldownMs'> {
-	const node = ctx.getNode();
-	const minutes = Number(ctx.getNodeParameter('abandonedAfterMinutes', 30));
-	if (!Number.isFinite(minutes) || minutes < 1) {
-		throw new NodeOperationError(node, `"Abandoned After (Minutes)" must be at least 1, got ${String(minutes)}`);
-	}
-	const cooldownDays = Number(options.customerCooldownDays ?? 0);
-	if (!Number.isFinite(cooldownDays) || cooldownDays < 0 || cooldownDays > 30) {
-		throw new NodeOperationError(node, `"Remind a Customer At Most Once Every (Days)" must be between 0 and 30, got ${String(options.customerCooldownDays)}`);
-	}
-	// On in new nodes (1.1), off in nodes of version 1 (description.ts).
-	const skipIfBooked = events.sessionAbandoned && ctx.getNodeParameter('skipIfBooked', node.typeVersion >= 1.1) === true;
-	return { abandonedAfterMs: Math.round(minutes * 60_000), skipIfBooked, customerCooldownMs: Math.round(cooldownDays * 86_400_000) };
 }
 
 const fingerprintOf = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
@@ -73,24 +32,14 @@ export async function readParameters(ctx: IPollFunctions): Promise<PollParameter
 	const events = readEvents(ctx);
 	const rawForm = ctx.getNodeParameter('formId', '', { extractValue: true }) as unknown;
 	const formId = typeof rawForm === 'string' && rawForm.trim() === '' ? undefined : assertUuid(node, rawForm, 'Form', 0);
-	const options = ctx.getNodeParameter('options', {}) as IDataObject;
-	const sessionOptions = readSessionOptions(ctx, events, options);
-	const updates = events.requestUpdated ? readUpdateOptions(node, options) : undefined;
+	const input: ParameterInput = { node, value: (name, fallback) => ctx.getNodeParameter(name, fallback), options: ctx.getNodeParameter('options', {}) as IDataObject, events, formId };
+	// Each event reads and checks its own options (events/*.ts `read`), in the order they are listed.
+	const parts = EVENT_KINDS.map((kind) => kind.read?.(input) ?? {});
 	const target = await resolveTarget(ctx);
 	// Neither the key (another key of the same workspace continues the state: poll/keyChange.ts) nor the
 	// events (an added event starts from the last poll, the rest is kept: state/codec.ts) are in it.
 	const fingerprint = fingerprintOf(['v0.2', formId ?? '', target.baseUrl]);
-	const settings: TriggerSettings = {
-		events,
-		...sessionOptions,
-		fireAgainIfReabandoned: options.fireAgainIfReabandoned === true,
-		onlyRecovered: options.onlyRecovered === true,
-		// Bookings on every form count: with a Form filter the request list is read for every form.
-		...(sessionOptions.skipIfBooked && formId ? { requestsForm: formId } : {}),
-		onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
-		...(updates ? { updates } : {}),
-		fingerprint,
-	};
+	const settings = Object.assign({ events }, ...parts.map((part) => part.settings), { fingerprint }) as TriggerSettings;
 	const selectedValues = EVENT_KINDS.filter((kind) => events[kind.value]).map((kind) => kind.value);
 	return {
 		settings,
@@ -98,11 +47,7 @@ export async function readParameters(ctx: IPollFunctions): Promise<PollParameter
 		key: { id: target.keyId, legacyFingerprint: fingerprintOf([selectedValues, formId ?? '', target.baseUrl, target.keyId]) },
 		eventLetters: eventLetters(settings),
 		baseUrlId: fingerprintOf(['base URL', target.baseUrl]).slice(0, 8),
-		output: {
-			simplify: ctx.getNodeParameter('simplify', true) !== false,
-			includeRequest: options.includeRequest === true && events.sessionCompleted,
-			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
-		},
+		output: Object.assign({ simplify: ctx.getNodeParameter('simplify', true) !== false, includeRequest: false }, ...parts.map((part) => part.output)),
 	};
 }
 

@@ -25,7 +25,7 @@ import { customerKeys } from '../../nodes/shared/customer';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
-import { DAY_MS } from '../../nodes/BookingRequestsTrigger/memory/seen';
+import { DAY_MS } from '../../nodes/BookingRequestsTrigger/state/seen';
 import type { Customer, LogEntry } from './triggerWorld';
 import { entryOf, makeSettings, MIN, newCustomer, World } from './triggerWorld';
 import { mulberry32 } from '../../sandbox/seed';

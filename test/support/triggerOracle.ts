@@ -16,7 +16,7 @@
  *   event and poll times; between the earliest and latest reading of a rule, either answer is allowed.
  * Violations are tagged so that each property checks its own part.
  */
-import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/model/event';
+import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import type { Period, PollRecord, Program, RequestHistory, RequestVersion, Run, SessionHistory } from './triggerProgram';
@@ -350,7 +350,7 @@ export function judge(program: Program, run: Run): Violation[] {
 			checkUpdate(entry, program, run, keptLog, fail);
 			continue;
 		}
-		fail('unexpected', `${id}: unknown event ${String(event.event)}`);
+		fail('unexpected', `${id}: unknown event ${String((event as { event: string }).event)}`);
 	}
 
 	// ---- what must have fired, after the world went quiet and enough polls passed

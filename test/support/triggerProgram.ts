@@ -15,7 +15,7 @@
  * emitted. It never looks inside the state.
  */
 import { listsFor } from '../../nodes/BookingRequestsTrigger/events';
-import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/model/event';
+import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { ListItem } from '../../nodes/BookingRequestsTrigger/model/pages';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';

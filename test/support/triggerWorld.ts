@@ -6,7 +6,7 @@
  * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them.
  */
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
-import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/model/event';
+import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { ListItem, ListName } from '../../nodes/BookingRequestsTrigger/model/pages';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';

@@ -6,22 +6,24 @@
  */
 import { draftContact } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
-import type { Reminder } from '../memory/customers';
-import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../memory/customers';
-import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../memory/seen';
-import type { TriggerEvent } from '../model/event';
-import type { CustomerMemories } from '../model/memory';
+import type { Reminder } from '../state/customers';
+import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../state/customers';
+import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
+import type { EventBase } from '../model/event';
+import type { CustomerMemories } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import type { Candidate } from '../model/windows';
+import type { Candidate } from '../windows/window';
 
-export interface Decision {
+export interface Decision<E extends EventBase = EventBase> {
 	candidate: Candidate;
+	/** The event that judged (its value; rules/judge.ts sets it). */
+	by?: string;
 	/** The event to emit; undefined for an item handled silently (an open session at the top, …). */
-	event?: TriggerEvent;
-	/** Why a Session Abandoned event was not emitted for an idle open session (counted in tests and logs). */
-	skipped?: 'booked' | 'cooldown' | 'noEmail';
+	event?: E;
+	/** Why the judge left the candidate out (one of its event's `skips`; counted in tests and logs). */
+	skipped?: string;
 	/**
 	 * Not decidable in this poll: what the rule needs may still appear (a booking request committed after
 	 * the poll read the request list). The poll's events stop before it; the next poll judges it.
@@ -129,6 +131,8 @@ export function bookingsInPoll(pages: PageObservation[], now: number, identity: 
 export interface JudgeContext {
 	settings: TriggerSettings;
 	memory: DecisionMemory;
+	/** The events' own memories before this poll, by slot (events/*: `memory`); read only. */
+	memories: Readonly<Record<string, unknown>>;
 	bookings: BookingsInPoll;
 	/**
 	 * Server time of the poll's first read of the request list's page 1, when the poll reads it: a booking
@@ -139,12 +143,13 @@ export interface JudgeContext {
 	bookedSince(codes: string[], since: number): boolean;
 }
 
-export function judgeContext(customers: CustomerMemories, pages: PageObservation[], now: number, settings: TriggerSettings): JudgeContext {
+export function judgeContext(input: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>>; pages: PageObservation[]; now: number; settings: TriggerSettings }): JudgeContext {
+	const { customers, pages, now, settings } = input;
 	const memory = new DecisionMemory(customers, sharedInPoll(pages));
 	const bookings = bookingsInPoll(pages, now, (codes) => memory.identity(codes));
 	const bookedSince = (codes: string[], since: number): boolean =>
 		(memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (bookings.newest.get(code) ?? -Infinity) >= since);
 	const firstRead = pages.find((page) => page.list === 'requests' && page.page === 1);
 	const requestsReadAt = firstRead && readBounds(pages, now).get(firstRead.seq);
-	return { settings, memory, bookings, requestsReadAt, bookedSince };
+	return { settings, memory, memories: input.memories, bookings, requestsReadAt, bookedSince };
 }

@@ -3,21 +3,34 @@
  * CONTRIBUTING.md "Adding an event".
  */
 import type { BookingRequest, BookingSession } from '../../shared/types';
-import type { EventName, TriggerEvent } from '../model/event';
+import type { EventBase } from '../model/event';
 import type { ListName } from '../model/pages';
 import type { EventValue, TriggerSettings } from '../model/settings';
-import type { WindowName } from '../model/windows';
-import { WINDOW_LISTS } from '../model/windows';
+import { windowKind } from '../windows';
 import type { EventKind } from './kind';
+import type { RequestCreatedEvent } from './requestCreated';
 import { requestCreated } from './requestCreated';
+import type { RequestUpdatedEvent } from './requestUpdated';
 import { requestUpdated } from './requestUpdated';
+import type { SessionAbandonedEvent } from './sessionAbandoned';
 import { sessionAbandoned } from './sessionAbandoned';
+import type { SessionCompletedEvent } from './sessionCompleted';
 import { sessionCompleted } from './sessionCompleted';
 
 export const EVENT_KINDS: readonly EventKind[] = [sessionAbandoned, sessionCompleted, requestCreated, requestUpdated];
 
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/** A union whose members also read the others' fields (as undefined), so that code over any event can ask for them. */
+type Readable<T, K extends PropertyKey = KeysOf<T>> = T extends unknown ? T & { readonly [P in Exclude<K, keyof T>]?: undefined } : never;
+
+/** An event of any kind (each event module declares its own). */
+export type TriggerEvent = Readable<SessionAbandonedEvent | SessionCompletedEvent | RequestCreatedEvent | RequestUpdatedEvent>;
+
+/** The item's `event` of each kind. */
+export type EventName = TriggerEvent['event'];
+
 /** The kind of an event, by the item's `event`. */
-export function kindOf(name: EventName): EventKind {
+export function kindOf(name: string): EventKind {
 	return EVENT_KINDS.find((kind) => kind.name === name) as EventKind;
 }
 
@@ -27,22 +40,27 @@ export function selectedKinds(settings: TriggerSettings): EventKind[] {
 }
 
 /** The events that judge a window's candidates, in EVENT_KINDS order (each gives a decision per candidate). */
-export function judgesOf(window: WindowName): EventKind[] {
-	return EVENT_KINDS.filter((kind) => kind.judges.includes(window) && kind.judge !== undefined);
+export function judgesOf(window: string): EventKind[] {
+	return EVENT_KINDS.filter((kind) => (kind.judges as readonly string[]).includes(window) && kind.judge !== undefined);
 }
 
 /** The windows the selected events need read. */
-export function windowsNeeded(settings: TriggerSettings): Set<WindowName> {
+export function windowsNeeded(settings: TriggerSettings): Set<string> {
 	return new Set(selectedKinds(settings).flatMap((kind) => kind.windows(settings)));
 }
 
-/**
- * The lists a poll reads: those of the windows needed (each list is read once for every window on it),
- * and whether an event reads pages of its own (Request Updated's rotation).
- */
-export function listsFor(settings: TriggerSettings): { sessions: boolean; requests: boolean; updates: boolean } {
-	const lists = new Set<ListName>([...windowsNeeded(settings)].map((window) => WINDOW_LISTS[window].list));
-	return { sessions: lists.has('sessions'), requests: lists.has('requests'), updates: selectedKinds(settings).some((kind) => kind.watch !== undefined) };
+/** What a poll reads and keeps: the lists of the windows needed (each read once for every window on it), and the selected events' own memories. */
+export interface ListsRead {
+	sessions: boolean;
+	requests: boolean;
+	/** The slots of the selected events' own memories in the state (events/*: `memory`). */
+	memories?: readonly string[];
+}
+
+export function listsFor(settings: TriggerSettings): ListsRead {
+	const lists = new Set<ListName>([...windowsNeeded(settings)].map((window) => windowKind(window).list));
+	const memories = selectedKinds(settings).flatMap((kind) => (kind.memory ? [kind.memory.slot] : []));
+	return { sessions: lists.has('sessions'), requests: lists.has('requests'), memories };
 }
 
 /** The selected events as the state records them (one letter each, in EVENT_KINDS order). */
@@ -57,7 +75,17 @@ export function letterOf(value: EventValue): string {
 	return (EVENT_KINDS.find((kind) => kind.value === value) as EventKind).letter;
 }
 
+/** The windows whose floor says which completed sessions the poll has yet to report (those of the events that attach a booking request to their items). */
+export function attachingWindows(): string[] {
+	return EVENT_KINDS.flatMap((kind) => (kind.attachTo ? [...kind.judges] : []));
+}
+
+/** The completed session whose booking request the event's item may need (events/*: `attachTo`). */
+export function sessionToAttach(event: EventBase): BookingSession | undefined {
+	return kindOf(event.event).attachTo?.(event);
+}
+
 /** Fetch Test Event: the samples of every selected event, from page 1 of the lists. */
 export function pickSamples(sessions: BookingSession[] | undefined, requests: BookingRequest[] | undefined, now: number, settings: TriggerSettings): TriggerEvent[] {
-	return selectedKinds(settings).flatMap((kind) => kind.samples({ sessions, requests, now }, settings));
+	return selectedKinds(settings).flatMap((kind) => kind.samples({ sessions, requests, now }, settings)) as TriggerEvent[];
 }

@@ -1,43 +1,103 @@
 /**
  * An event the trigger can start a workflow on, declared in one place (events/<event>.ts): its value in
- * the node's Events parameter, the windows of the lists it needs read, its rule, its `event_id`, its
- * item and its Fetch Test Event samples. events/index.ts lists them; what events share (the frontier,
- * the poll budget, the customers' memory, the request window) is in rules/ and poll/, once.
+ * the node's Events parameter, its words, its options and how they are read, the windows it needs read
+ * and judges, its rule and `event_id`, the memory it keeps and its slot in the state, its item and its
+ * Fetch Test Event samples. events/index.ts lists them; the node's description, its parameters, the
+ * planner, the rules and the codec take them from there and name no event. What events share (the
+ * frontier, the poll budget, the customers' memory) is in rules/ and poll/, once.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 
-import type { UpdatesMemory } from '../memory/requests/records';
-import type { EventName, TriggerEvent } from '../model/event';
-import type { PageObservation } from '../model/pages';
+import type { BookingSession } from '../../shared/types';
+import type { EventBase } from '../model/event';
+import type { ListName, PageObservation, Plan, ReadGate } from '../model/pages';
 import type { EventValue, TriggerSettings } from '../model/settings';
-import type { Candidate, WindowMemory, WindowName } from '../model/windows';
-import type { FormNames, ItemOptions } from '../output/items';
+import type { FormNames, ItemOptions } from '../output/itemFields';
 import type { FirstPages } from '../output/samples';
+import type { WindowName } from '../windows';
+import type { Candidate, WindowMemory } from '../windows/window';
 import type { Decision, JudgeContext } from './context';
 
-/** Request Updated's rule: over every request page the poll read, after the windows moved on. */
-export interface WatchedInput {
-	memory: UpdatesMemory;
+/** What an event's `read` gets: the node's parameters as this poll reads them. */
+export interface ParameterInput {
+	node: INode;
+	/** A top-level parameter's value (`fallback` when it is not set). */
+	value(name: string, fallback: unknown): unknown;
+	/** The Options collection. */
+	options: IDataObject;
+	/** The selected events (settings.events). */
+	events: TriggerSettings['events'];
+	/** The Form filter (a form id), when set. */
+	formId: string | undefined;
+}
+
+/** What an event's options add to the settings and to how items are shaped. */
+export interface SettingsPart {
+	settings?: Partial<TriggerSettings>;
+	output?: Partial<Omit<ItemOptions, 'now' | 'simplify'>>;
+}
+
+/** An event's own memory (Request Updated's records): its slot in the state and how it is stored. */
+export interface EventMemory<M = unknown, S = unknown> {
+	/** Its key in the state (and in the decoded memory's `events`). */
+	slot: string;
+	/** The stored form, checked; undefined when malformed (its memory then starts afresh). */
+	read(raw: unknown): S | undefined;
+	/** The memory from its stored form; an empty one when there is none. */
+	decode(state: S | undefined): M;
+	encode(memory: M, polledAt: number): S;
+}
+
+/** What an event's own reads (`reads`) see of the poll: the pages read so far, and the gate for more. */
+export interface OwnReads {
+	latestOfPage(list: ListName, page: number): PageObservation | undefined;
+	read: ReadGate;
+	settings: TriggerSettings;
+	/** The event's memory before this poll (undefined: none yet). */
+	memory: unknown;
+}
+
+/** What an event's `watch` gets: every page read, after the windows moved on. */
+export interface WatchInput {
+	/** The event's memory before this poll (decoded; an empty one at its first poll). */
+	memory: unknown;
 	pages: PageObservation[];
-	/** The request window after this poll (a request is watched once its creation is handled). */
-	requests: WindowMemory | undefined;
+	/** The windows after this poll (a request is watched once the request window has passed it). */
+	windows: Readonly<Record<string, WindowMemory | undefined>>;
+	/** What its own reads found (`reads`: where Request Updated's rotation goes on). */
+	reads: unknown;
 	now: number;
 	settings: TriggerSettings;
 }
 
-export interface EventKind {
-	/** The node's Events value. */
+export interface WatchResult<E extends EventBase = EventBase> {
+	events: E[];
+	/** Its memory after this poll. */
+	memory: unknown;
+	/** Entries its memory forgot (logged). */
+	forgotten: number;
+}
+
+export interface EventKind<E extends EventBase = EventBase> {
+	/** The node's Events value (and its flag in `TriggerSettings.events`). */
 	value: EventValue;
 	/** The item's `event`. */
-	name: EventName;
+	name: E['event'];
 	/** Its letter in the state's record of the selected events. */
 	letter: string;
 	/**
-	 * As the Events parameter lists it; `startsFor` completes the node's notice "starts the workflow once
-	 * for …" and `subtitle` is its part of the canvas subtitle (`{parameter}`: that parameter's value);
-	 * description.ts builds both for the selected events.
+	 * Its words: `name` and `description` as the Events parameter lists it; `when` completes the node's
+	 * description "Starts a workflow when …", `startsFor` its notice "Starts the workflow once for …",
+	 * `subtitle` is its part of the canvas subtitle (`{parameter}`: that parameter's value) and `fields`
+	 * lists its item's fields in Simplify's description.
 	 */
-	option: { name: string; description: string; startsFor: string; subtitle: string };
+	words: { name: string; description: string; when: string; startsFor: string; subtitle: string; fields: string };
+	/** Its top-level parameters (shown while it is selected; one shared by several events is listed by each). */
+	parameters?: readonly INodeProperties[];
+	/** Its entries in the Options collection (likewise). */
+	options?: readonly INodeProperties[];
+	/** How its parameters are read, checked (every poll, selected or not). */
+	read?(input: ParameterInput): SettingsPart;
 	/** The windows this event needs read when it is selected. */
 	windows(settings: TriggerSettings): WindowName[];
 	/**
@@ -45,12 +105,26 @@ export interface EventKind {
 	 * keeps (a session seen abandoned makes a later completion `recovered`). Several events may judge
 	 * one window (a decision each per candidate).
 	 */
-	judges: WindowName[];
-	judge?(candidate: Candidate, context: JudgeContext): Decision;
-	/** A rule over the pages read instead of a window (Request Updated). */
-	watch?(input: WatchedInput): { events: TriggerEvent[]; forgotten: number };
+	judges: readonly WindowName[];
+	judge?(candidate: Candidate, context: JudgeContext): Decision<E>;
+	/**
+	 * Its own memory after the poll's handled decisions, its own among them (an event that judges a
+	 * window and keeps a memory of its own: the judge reads it in `JudgeContext.memories`).
+	 * `judgedUpTo`: the event time the poll judged up to (prune by it, not by now).
+	 */
+	remember?(memory: unknown, decisions: Array<Decision<E>>, poll: { now: number; judgedUpTo: number }): unknown;
+	/** Why it leaves a candidate out (counted per poll in the logs: `Decision.skipped`). */
+	skips?: readonly string[];
+	/** Its own memory, kept while it is selected. */
+	memory?: EventMemory;
+	/** Pages of its own, read after the windows' (Request Updated's rotation): what it found; undefined: none to read. */
+	reads?(input: OwnReads): Plan<unknown> | undefined;
+	/** A rule over the pages read instead of a window (Request Updated), after the windows moved on. */
+	watch?(input: WatchInput): WatchResult<E>;
+	/** The completed session whose booking request its item may need (poll/attach.ts reads it when the item options ask). */
+	attachTo?(event: E): BookingSession | undefined;
 	/** The event's item (Simplify on or off). */
-	item(event: TriggerEvent, options: ItemOptions, formNames: FormNames): IDataObject;
+	item(event: E, options: ItemOptions, formNames: FormNames): IDataObject;
 	/** Fetch Test Event: up to SAMPLES_PER_EVENT recent examples from page 1 of the lists. */
-	samples(first: FirstPages, settings: TriggerSettings): TriggerEvent[];
+	samples(first: FirstPages, settings: TriggerSettings): E[];
 }

@@ -4,22 +4,27 @@
  * remembered for its customer, whether or not New Request is selected. Event time: `created_at`.
  */
 import type { BookingRequest } from '../../shared/types';
-import type { TriggerEvent } from '../model/event';
+import type { EventBase } from '../model/event';
 import { sortTime } from '../model/pages';
 import { skipsBooked } from '../model/settings';
-import type { Candidate } from '../model/windows';
-import { requestItem } from '../output/items';
+import type { Candidate } from '../windows/window';
+import { REQUEST_ITEM_FIELDS, requestItem } from '../output/itemFields';
 import { SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
 import { requestCodes } from './context';
 import type { EventKind } from './kind';
+
+export interface RequestCreatedEvent extends EventBase {
+	event: 'request.created';
+	request: BookingRequest;
+}
 
 /** `request.created:<request id>`. */
 export function createdEventId(request: BookingRequest): string {
 	return `request.created:${request.id}`;
 }
 
-function judge(candidate: Candidate, context: JudgeContext): Decision {
+function judge(candidate: Candidate, context: JudgeContext): Decision<RequestCreatedEvent> {
 	const { settings, memory } = context;
 	const request = candidate.item as BookingRequest;
 	const codes = skipsBooked(settings) ? memory.identity(requestCodes(request)) : [];
@@ -33,11 +38,18 @@ function judge(candidate: Candidate, context: JudgeContext): Decision {
 	};
 }
 
-export const requestCreated: EventKind = {
+export const requestCreated: EventKind<RequestCreatedEvent> = {
 	value: 'requestCreated',
 	name: 'request.created',
 	letter: 'n',
-	option: { name: 'New Request', description: 'A customer sent a booking request', startsFor: 'each new booking request', subtitle: 'New Request' },
+	words: {
+		name: 'New Request',
+		description: 'A customer sent a booking request',
+		when: 'a new booking request arrives',
+		startsFor: 'each new booking request',
+		subtitle: 'New Request',
+		fields: REQUEST_ITEM_FIELDS,
+	},
 	windows: () => ['requests'],
 	judges: ['requests'],
 	judge,
@@ -47,6 +59,6 @@ export const requestCreated: EventKind = {
 		const dated = requests.filter((request) => sortTime('requests', request) !== null);
 		return (dated.length > 0 ? dated : requests)
 			.slice(0, SAMPLES_PER_EVENT)
-			.map((request): TriggerEvent => ({ event: 'request.created', eventId: createdEventId(request), at: sortTime('requests', request) ?? first.now, request }));
+			.map((request): RequestCreatedEvent => ({ event: 'request.created', eventId: createdEventId(request), at: sortTime('requests', request) ?? first.now, request }));
 	},
 };

@@ -5,32 +5,60 @@
  * Customers Who Booked not for a customer who booked since starting the draft; with the cooldown not
  * twice for one customer within it. Event time: `updated_at` + the delay.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { draftContact, hasEmail } from '../../shared/output/session';
+import { draftContact, hasEmail, isCompleted } from '../../shared/output/session';
 import type { BookingSession } from '../../shared/types';
 import { timestampMs } from '../../shared/utils';
-import type { Reminder } from '../memory/customers';
-import { customerCodes } from '../memory/customers';
-import type { TriggerEvent } from '../model/event';
-import { hasRequest, sortTime } from '../model/pages';
+import type { Reminder } from '../state/customers';
+import { customerCodes } from '../state/customers';
+import type { EventBase } from '../model/event';
+import { sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import { keepsReminded, keepsSeen, skipsBooked } from '../model/settings';
-import type { Candidate } from '../model/windows';
-import { sessionItem } from '../output/items';
+import { skipsBooked } from '../model/settings';
+import type { Candidate } from '../windows/window';
+import { SESSION_ITEM_FIELDS, sessionItem } from '../output/itemFields';
 import { contactRank, ranked, SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
-import type { EventKind } from './kind';
+import type { EventKind, ParameterInput, SettingsPart } from './kind';
+
+/**
+ * Customers reported abandoned are remembered whenever Session Abandoned is on, read or not (by the
+ * cooldown, by `recovered`): adding Session Completed or the cooldown later then knows who was reminded.
+ */
+function keepsReminded(settings: TriggerSettings): boolean {
+	return settings.events.sessionAbandoned;
+}
+
+/** Sessions seen abandoned are remembered whenever a session event is on (once per session, `recovered`). */
+function keepsSeen(settings: TriggerSettings): boolean {
+	return settings.events.sessionAbandoned || settings.events.sessionCompleted;
+}
+
+export interface SessionAbandonedEvent extends EventBase {
+	event: 'session.abandoned';
+	session: BookingSession;
+}
 
 /** `session.abandoned:<session id>:<updated_at ms>`: one idle period of one session. */
 export function abandonedEventId(sessionId: string, activity: number): string {
 	return `session.abandoned:${sessionId}:${activity}`;
 }
 
+/**
+ * "Only Sessions With an E-Mail": an idle session without an e-mail is no Session Abandoned, so it is no
+ * reminder either (no cooldown starts, a later completion is no recovery from it). The one place of the
+ * rule: the judge and the samples apply it, the items do not filter again.
+ */
+function leftOutWithoutEmail(session: BookingSession, settings: TriggerSettings): boolean {
+	return settings.onlyWithEmail === true && !hasEmail(draftContact(session));
+}
+
 /** Whether the customer of this draft is left out: no e-mail, booked since, or reminded within the cooldown. */
 function skipReason(session: BookingSession, codes: string[], candidate: Candidate, context: JudgeContext): Decision['skipped'] {
 	const { settings, memory } = context;
-	if (settings.onlyWithEmail === true && !hasEmail(draftContact(session))) return 'noEmail';
+	if (leftOutWithoutEmail(session, settings)) return 'noEmail';
 	// A booking from before the draft does not count (a returning customer starting a new one).
 	if (skipsBooked(settings) && codes.length > 0 && context.bookedSince(codes, timestampMs(session.created_at) ?? candidate.time)) return 'booked';
 	const cooldown = settings.customerCooldownMs ?? 0;
@@ -38,12 +66,12 @@ function skipReason(session: BookingSession, codes: string[], candidate: Candida
 	return last && candidate.at - last.at < cooldown ? 'cooldown' : undefined;
 }
 
-function judge(candidate: Candidate, context: JudgeContext): Decision {
+function judge(candidate: Candidate, context: JudgeContext): Decision<SessionAbandonedEvent> {
 	const { settings, memory } = context;
 	const { id, item } = candidate;
-	if (hasRequest(item)) return { candidate };
+	if (isCompleted(item)) return { candidate };
 	const seenBefore = memory.hasSeen(id, candidate.at);
-	const markSeen = (): Pick<Decision, 'seen'> => {
+	const markSeen = (): Pick<Decision<SessionAbandonedEvent>, 'seen'> => {
 		if (!keepsSeen(settings)) return {};
 		memory.see(id, candidate.at);
 		return { seen: { id, at: candidate.at } };
@@ -65,30 +93,117 @@ function judge(candidate: Candidate, context: JudgeContext): Decision {
 	};
 }
 
-/** Open sessions with a timestamp: with contact details first, then those idle for the delay, then the newest. */
-function samples(first: { sessions?: BookingSession[]; now: number }, settings: TriggerSettings): TriggerEvent[] {
+/** Open sessions with a timestamp (with an e-mail, when asked): with contact details first, then those idle for the delay, then the newest. */
+function samples(first: { sessions?: BookingSession[]; now: number }, settings: TriggerSettings): SessionAbandonedEvent[] {
 	const delay = settings.abandonedAfterMs;
-	const open = (first.sessions ?? []).filter((session) => !hasRequest(session) && sortTime('sessions', session) !== null);
+	const open = (first.sessions ?? []).filter((session) => !isCompleted(session) && sortTime('sessions', session) !== null && !leftOutWithoutEmail(session, settings));
 	const activity = (session: BookingSession) => sortTime('sessions', session) as number;
 	const isIdle = (session: BookingSession) => (activity(session) + delay <= first.now ? 1 : 0);
 	return ranked(open, [contactRank, isIdle])
 		.slice(0, SAMPLES_PER_EVENT)
-		.map((session) => ({ event: 'session.abandoned', eventId: abandonedEventId(session.id, activity(session)), at: activity(session) + delay, session }));
+		.map((session): SessionAbandonedEvent => ({ event: 'session.abandoned', eventId: abandonedEventId(session.id, activity(session)), at: activity(session) + delay, session }));
 }
 
-export const sessionAbandoned: EventKind = {
+/** "Abandoned After (Minutes)": the delay of the horizon, so Session Completed shows it too (`recovered`). */
+export const ABANDONED_AFTER: INodeProperties = {
+	displayName: 'Abandoned After (Minutes)',
+	name: 'abandonedAfterMinutes',
+	type: 'number',
+	default: 30,
+	typeOptions: { minValue: 1, maxValue: 10080 },
+	description:
+		'How long a customer must be inactive before an unfinished booking counts as abandoned. Customers still busy are remembered and reported once the time has passed.',
+};
+
+const SKIP_IF_BOOKED_DESCRIPTION =
+	'Whether to send no "Session Abandoned" for a customer who booked after starting the draft (same e-mail or phone), through another session or a booking without a draft, on any form';
+
+// "Skip Customers Who Booked": on in new nodes (version 1.1), off in nodes of version 1, so that
+// existing workflows do not change behaviour silently.
+const SKIP_IF_BOOKED: INodeProperties[] = [
+	{ displayName: 'Skip Customers Who Booked', name: 'skipIfBooked', type: 'boolean', default: false, displayOptions: { show: { '@version': [1] } }, description: SKIP_IF_BOOKED_DESCRIPTION },
+	{
+		displayName: 'Skip Customers Who Booked',
+		name: 'skipIfBooked',
+		type: 'boolean',
+		default: true,
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
+		description: SKIP_IF_BOOKED_DESCRIPTION,
+	},
+];
+
+const OPTIONS: INodeProperties[] = [
+	{
+		displayName: 'Fire Again If Reabandoned',
+		name: 'fireAgainIfReabandoned',
+		type: 'boolean',
+		default: false,
+		description: 'Whether a customer reported as abandoned is reported again when they come back, continue and leave again. Off: once per session.',
+	},
+	{
+		displayName: 'Only Sessions With an E-Mail',
+		name: 'onlyWithEmail',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to leave out abandoned sessions without an e-mail address (about 1 in 5: the widget can save a draft before or without the e-mail). Turn on for reminder e-mails; other events are not filtered.',
+	},
+	{
+		displayName: 'Remind a Customer At Most Once Every (Days)',
+		name: 'customerCooldownDays',
+		type: 'number',
+		default: 0,
+		typeOptions: { minValue: 0, maxValue: 30 },
+		description:
+			'After a "Session Abandoned" for a customer (same e-mail or phone), no other one for that customer for this many days, whatever the session or form. 0: off.',
+	},
+];
+
+/** Abandoned After, Skip Customers Who Booked, the cooldown and the options, checked. */
+function read(input: ParameterInput): SettingsPart {
+	const { node, options, events } = input;
+	const minutes = Number(input.value('abandonedAfterMinutes', 30));
+	if (!Number.isFinite(minutes) || minutes < 1) {
+		throw new NodeOperationError(node, `"Abandoned After (Minutes)" must be at least 1, got ${String(minutes)}`);
+	}
+	const cooldownDays = Number(options.customerCooldownDays ?? 0);
+	if (!Number.isFinite(cooldownDays) || cooldownDays < 0 || cooldownDays > 30) {
+		throw new NodeOperationError(node, `"Remind a Customer At Most Once Every (Days)" must be between 0 and 30, got ${String(options.customerCooldownDays)}`);
+	}
+	// On in new nodes (1.1), off in nodes of version 1.
+	const skipIfBooked = events.sessionAbandoned && input.value('skipIfBooked', node.typeVersion >= 1.1) === true;
+	return {
+		settings: {
+			abandonedAfterMs: Math.round(minutes * 60_000),
+			skipIfBooked,
+			customerCooldownMs: Math.round(cooldownDays * 86_400_000),
+			fireAgainIfReabandoned: options.fireAgainIfReabandoned === true,
+			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
+			// Bookings on every form count: with a Form filter the request list is read for every form.
+			...(skipIfBooked && input.formId ? { requestsForm: input.formId } : {}),
+		},
+	};
+}
+
+export const sessionAbandoned: EventKind<SessionAbandonedEvent> = {
 	value: 'sessionAbandoned',
 	name: 'session.abandoned',
 	letter: 'a',
-	option: {
+	words: {
 		name: 'Session Abandoned',
 		description: 'A customer started a booking and left it unfinished for the "Abandoned After" time',
+		when: 'a customer leaves a booking unfinished',
 		startsFor: 'each customer who leaves a booking unfinished',
 		subtitle: 'Abandoned after {abandonedAfterMinutes} min',
+		fields: SESSION_ITEM_FIELDS,
 	},
+	parameters: [ABANDONED_AFTER, ...SKIP_IF_BOOKED],
+	options: OPTIONS,
+	read,
 	windows: (settings) => ['horizon', 'held', ...(skipsBooked(settings) ? (['requests'] as const) : [])],
 	judges: ['horizon', 'held'],
 	judge,
-	item: (event, options, formNames): IDataObject => sessionItem(event, options, formNames),
+	skips: ['booked', 'cooldown', 'noEmail'],
+	item: (event, options, formNames) => sessionItem(event, options, formNames),
 	samples,
 };

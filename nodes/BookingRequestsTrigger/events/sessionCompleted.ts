@@ -4,21 +4,36 @@
  * trigger reported the same customer abandoned (any session) in the RECOVERY_WINDOW_DAYS before, or saw
  * this very session abandoned. Event time: `updated_at`.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { simplifyRequest } from '../../shared/output/request';
+import { includedRequest } from '../../shared/output/funnel';
+import { isCompleted, requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
-import { REMINDED_RETENTION_DAYS } from '../memory/customers';
-import { DAY_MS } from '../memory/seen';
-import type { TriggerEvent } from '../model/event';
-import { EDGE_WINDOW_MS, hasRequest, sortTime } from '../model/pages';
-import type { Candidate } from '../model/windows';
-import type { FormNames, ItemOptions } from '../output/items';
-import { sessionItem } from '../output/items';
+import { REMINDED_RETENTION_DAYS } from '../state/customers';
+import { DAY_MS } from '../state/seen';
+import type { EventBase } from '../model/event';
+import { EDGE_WINDOW_MS, sortTime } from '../model/pages';
+import type { Candidate } from '../windows/window';
+import type { FormNames, ItemOptions } from '../output/itemFields';
+import { SESSION_ITEM_FIELDS, sessionItem } from '../output/itemFields';
 import { contactRank, ranked, SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
 import { sessionCodes } from './context';
-import type { EventKind } from './kind';
+import type { EventKind, ParameterInput, SettingsPart } from './kind';
+import { ABANDONED_AFTER } from './sessionAbandoned';
+
+export interface SessionCompletedEvent extends EventBase {
+	event: 'session.completed';
+	session: BookingSession;
+	/** The session's booking request when the item needs it (null when the API answered 404), attached by poll/attach.ts. */
+	request?: BookingRequest | null;
+	/** Whether this trigger reported the same customer abandoned (any session) within the recovery window before, or saw this very session abandoned. */
+	recovered?: boolean;
+	/** The session of that abandonment (null when not recovered). */
+	recoveredFromSessionId?: string | null;
+	/** Whole minutes from that session's last activity to this completion (null when not recovered or unknown). */
+	minutesToRecover?: number | null;
+}
 
 /** A completion is a recovery when the customer was reported abandoned at most this many days before. */
 export const RECOVERY_WINDOW_DAYS = REMINDED_RETENTION_DAYS;
@@ -37,12 +52,12 @@ function customerNotKnownYet(candidate: Candidate, request: BookingRequest | und
 	return request === undefined && context.requestsReadAt !== undefined && candidate.time >= context.requestsReadAt - EDGE_WINDOW_MS;
 }
 
-function judge(candidate: Candidate, context: JudgeContext): Decision {
+function judge(candidate: Candidate, context: JudgeContext): Decision<SessionCompletedEvent> {
 	const { settings, memory } = context;
 	const { item, id } = candidate;
-	if (!hasRequest(item) || !settings.events.sessionCompleted) return { candidate };
+	if (!isCompleted(item) || !settings.events.sessionCompleted) return { candidate };
 	const session = item as BookingSession;
-	const request = context.bookings.byId.get(String(session.request_id));
+	const request = context.bookings.byId.get(requestIdOf(session) as string);
 	if (customerNotKnownYet(candidate, request, context)) return { candidate, defer: true };
 	const codes = memory.identity(sessionCodes(session, request));
 	const reminder = memory.lastReminder(codes);
@@ -63,8 +78,8 @@ function judge(candidate: Candidate, context: JudgeContext): Decision {
 	};
 }
 
-/** `recovered`, `recovered_from_session_id`, `minutes_to_recover` (nulls when not recovered), and `request`. */
-function item(event: TriggerEvent, options: ItemOptions, formNames: FormNames): IDataObject {
+/** `recovered`, `recovered_from_session_id`, `minutes_to_recover` (nulls when not recovered), and with Include Booking Request `minutes_to_book` and `request`, as Get Many sessions has them. */
+function item(event: SessionCompletedEvent, options: ItemOptions, formNames: FormNames): IDataObject {
 	const recovered = event.recovered === true;
 	const json: IDataObject = {
 		...sessionItem(event, options, formNames, event.request),
@@ -72,27 +87,56 @@ function item(event: TriggerEvent, options: ItemOptions, formNames: FormNames): 
 		recovered_from_session_id: recovered ? (event.recoveredFromSessionId ?? null) : null,
 		minutes_to_recover: recovered ? (event.minutesToRecover ?? null) : null,
 	};
-	if (options.includeRequest) json.request = event.request ? (options.simplify ? simplifyRequest(event.request) : (event.request as IDataObject)) : null;
-	return json;
+	return options.includeRequest ? { ...json, ...includedRequest(event.session, event.request ?? null, options.simplify) } : json;
 }
 
-export const sessionCompleted: EventKind = {
+const OPTIONS: INodeProperties[] = [
+	{
+		displayName: 'Include Booking Request',
+		name: 'includeRequest',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to attach the booking request of each completed session as "request", with "minutes_to_book" (first save to booking). Read from the request list, about 1 more call per 100 completed sessions (none when the poll read it already, 1 each when only a few).',
+	},
+	{
+		displayName: 'Only Recovered',
+		name: 'onlyRecovered',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to report only completed bookings of customers this trigger reported abandoned in the 30 days before (same e-mail or phone, any session: customers who came back). Abandonments from before the workflow was published do not count.',
+	},
+];
+
+function read(input: ParameterInput): SettingsPart {
+	const { options, events } = input;
+	return { settings: { onlyRecovered: options.onlyRecovered === true }, output: { includeRequest: options.includeRequest === true && events.sessionCompleted } };
+}
+
+export const sessionCompleted: EventKind<SessionCompletedEvent> = {
 	value: 'sessionCompleted',
 	name: 'session.completed',
 	letter: 'c',
-	option: {
+	words: {
 		name: 'Session Completed',
 		description: 'A customer finished a booking (also bookings made without a saved draft)',
+		when: 'a customer finishes a booking',
 		startsFor: 'each booking a customer finishes',
 		subtitle: 'Completed',
+		fields: `${SESSION_ITEM_FIELDS}, recovered, recovered_from_session_id, minutes_to_recover (with Include Booking Request also minutes_to_book and request)`,
 	},
+	parameters: [ABANDONED_AFTER],
+	options: OPTIONS,
+	read,
 	// The horizon too: a session seen abandoned makes its completion `recovered`, whichever events are selected.
 	windows: () => ['completions', 'horizon', 'held'],
 	judges: ['completions'],
 	judge,
+	attachTo: (event) => event.session,
 	item,
 	samples: (first) =>
-		ranked((first.sessions ?? []).filter(hasRequest), [contactRank])
+		ranked((first.sessions ?? []).filter(isCompleted), [contactRank])
 			.slice(0, SAMPLES_PER_EVENT)
-			.map((session) => ({ event: 'session.completed', eventId: completedEventId(session), at: sortTime('sessions', session) ?? first.now, session, recovered: false })),
+			.map((session): SessionCompletedEvent => ({ event: 'session.completed', eventId: completedEventId(session), at: sortTime('sessions', session) ?? first.now, session, recovered: false })),
 };

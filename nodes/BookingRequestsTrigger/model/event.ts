@@ -1,30 +1,21 @@
-/** An event the trigger emits, before it is shaped into an item (events/*.ts shape each kind). */
+/**
+ * What every event the trigger emits has, before it is shaped into an item. Each event declares its own
+ * type with its own fields (events/<event>.ts); events/index.ts has their union, `TriggerEvent`.
+ */
 import type { BookingRequest, BookingSession } from '../../shared/types';
 
-export type EventName = 'session.abandoned' | 'session.completed' | 'request.created' | 'request.updated';
-
-export interface TriggerEvent {
-	event: EventName;
+export interface EventBase {
+	/** The item's `event` (e.g. `session.abandoned`). */
+	event: string;
 	/** Stable id: the same occurrence always gets the same id, so downstream can deduplicate. */
 	eventId: string;
 	/** When it happened (server ms), for ordering. */
 	at: number;
+	/** The session it is about (session events). */
 	session?: BookingSession;
 	/**
-	 * request.created / request.updated: the request. session.completed: the session's booking request
-	 * when the node asked for it (null when the API answered 404), attached by poll/attach.ts.
+	 * The booking request it is about (request events), or the one attached to a session's item
+	 * (poll/attach.ts; null when the API answered 404).
 	 */
 	request?: BookingRequest | null;
-	/**
-	 * session.completed: whether this trigger reported the same customer abandoned (any session) within
-	 * the recovery window before, or saw this very session abandoned.
-	 */
-	recovered?: boolean;
-	/** session.completed: the session of that abandonment (null when not recovered). */
-	recoveredFromSessionId?: string | null;
-	/** session.completed: whole minutes from that session's last activity to this completion (null when not recovered or unknown). */
-	minutesToRecover?: number | null;
-	/** request.updated: the changed fields (empty when not known) and their earlier values (null when not known). */
-	changedFields?: string[];
-	previous?: Record<string, string | null> | null;
 }

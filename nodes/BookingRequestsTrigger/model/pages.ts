@@ -34,11 +34,6 @@ export interface PageObservation {
 	seq: number;
 }
 
-/** Whether a session is completed (has its booking request): no Session Abandoned for it. */
-export function hasRequest(session: ListItem): boolean {
-	return typeof session.request_id === 'string' && session.request_id !== '';
-}
-
 /** Position of an item in its list's order; null when the order does not place it (null timestamp). */
 export function sortTime(list: ListName, item: ListItem): number | null {
 	return timestampMs(list === 'sessions' ? item.updated_at : item.created_at);
@@ -114,4 +109,21 @@ export function pollNow(pages: PageObservation[], fallbackNow: number): number {
 	if (pages.length === 0) return fallbackNow;
 	const bounds = readBounds(pages, fallbackNow);
 	return bounds.get(pages[pages.length - 1].seq) as number;
+}
+
+/** A page the planner asks for. */
+export interface PageRequest {
+	list: ListName;
+	page: number;
+}
+
+/** A plan of reads: yields the pages it wants, one at a time (the driver reads each before resuming it). */
+export type Plan<T> = Generator<PageRequest, T, void>;
+
+/** Asks for a page when the poll can afford it (undefined: stop). */
+export type ReadGate = (list: ListName, page: number) => PageRequest | undefined;
+
+/** The page holding the item at `index` (0-based, from the top). */
+export function pageOf(index: number, perPage: number): number {
+	return Math.max(1, Math.floor(index / perPage) + 1);
 }

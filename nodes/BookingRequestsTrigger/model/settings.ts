@@ -2,7 +2,7 @@
  * What a poll is asked to do: the trigger's settings as the rules read them (parameters.ts reads and
  * checks them from the node), and the rules that follow from them alone.
  */
-import type { WatchGroup } from '../memory/requests/watched';
+import type { WatchGroup } from '../events/requestUpdated/fields';
 
 /** Request Updated's options. */
 export interface UpdateSettings {
@@ -51,17 +51,4 @@ export type EventValue = keyof TriggerSettings['events'];
 /** Whether "Skip Customers Who Booked" applies (it needs the request list). */
 export function skipsBooked(settings: TriggerSettings): boolean {
 	return settings.events.sessionAbandoned && settings.skipIfBooked === true;
-}
-
-/**
- * Customers reported abandoned are remembered whenever Session Abandoned is on, read or not (by the
- * cooldown, by `recovered`): adding Session Completed or the cooldown later then knows who was reminded.
- */
-export function keepsReminded(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned;
-}
-
-/** Sessions seen abandoned are remembered whenever a session event is on (once per session, `recovered`). */
-export function keepsSeen(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned || settings.events.sessionCompleted;
 }

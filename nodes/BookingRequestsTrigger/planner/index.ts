@@ -10,32 +10,31 @@
  *    items are added at the top) and the checkpoints of earlier polls give a guess (listView.ts), the
  *    run's first read checks it, a galloping/binary search by timestamp corrects it (search.ts) — or,
  *    when it is near, by reading on from page 1.
- * 3. The pages the poll can still afford are shared (pace.ts): first every window's step of progress
+ * 3. The pages the poll can still afford are shared (shares.ts): first every window's step of progress
  *    (no window emits past the one furthest behind), then the rest by need. A window that does not fit
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
  *    upward, then downward from there (model/windows.ts says why that is exact).
  */
-import { listsFor } from '../events';
-import type { TriggerMemory } from '../model/memory';
+import { listsFor, selectedKinds } from '../events';
+import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import type { Window } from '../model/windows';
-import { locatedBelow } from '../rules/advance';
+import { WINDOW_KINDS } from '../windows';
+import { locatedBelow } from '../windows/advance';
+import type { Window } from '../windows/window';
 import { windowsOf } from '../rules/evaluate';
 import type { PageRequest } from './listView';
 import { ListView, pageOf } from './listView';
-import { pacedShares, pagesToReach, paceOf, reach, shareBudget as shareBudgetOf } from './pace';
+import { evenShares, pagesToReach, densityOf, reach, shareBudget as shareBudgetOf } from './shares';
 import type { Plan } from './search';
 import { locate, locateStart, stopAtPageStart } from './search';
-import type { Target } from './target';
-import { covered, reachedBy, runStopped, stopOf } from './target';
-import { targetsOf } from './targets';
-import type { WatchedReads } from './watched';
-import { readWatched } from './watched';
+import type { Target } from './targets';
+import { covered, reachedBy, runStopped, stopOf } from './targets';
+import { targetsOf } from './jointRuns';
 
 export type { PageRequest } from './listView';
-export { shareBudget } from './pace';
+export { shareBudget } from './shares';
 
 export interface PlanInput {
 	previous: TriggerMemory | undefined;
@@ -58,8 +57,8 @@ export class Planner {
 	now: number | undefined;
 	/** The windows of this poll (undefined for a baseline). */
 	windows: Window[] | undefined;
-	/** Where Request Updated's rotation got to (undefined: it did not move). */
-	watched: WatchedReads | undefined;
+	/** What each selected event's own reads found (events/*: `reads`; where Request Updated's rotation got to), by event value. */
+	readonly own = new Map<string, unknown>();
 
 	private readonly view: ListView;
 	/** Pages kept for the targets still to be read (a search or a run of this one may not use them). */
@@ -84,10 +83,12 @@ export class Planner {
 		}
 		this.now = pollNow(this.input.pages, this.input.fallbackNow);
 		if (!previous) {
-			// Baseline: find where the abandonment horizon starts, so the next polls can go straight there.
-			if (lists.sessions) {
-				const horizon = this.now - settings.abandonedAfterMs;
-				if (locatedBelow(this.input.pages, 'sessions', horizon) === undefined) yield* locate({ view: this.view, read: this.gate, list: 'sessions' }, (at) => at <= horizon, 2);
+			// Baseline: find where each window deep in its list starts (the abandonment horizon), so that the
+			// next polls can go straight there.
+			for (const kind of WINDOW_KINDS) {
+				if (!lists[kind.list] || !kind.baselineFloor) continue;
+				const floor = kind.baselineFloor(this.now, settings);
+				if (locatedBelow(this.input.pages, kind.list, floor) === undefined) yield* locate({ view: this.view, read: this.gate, list: kind.list }, (at) => at <= floor, 2);
 			}
 		} else {
 			this.windows = windowsOf(previous, settings, this.now);
@@ -98,10 +99,13 @@ export class Planner {
 			// (without reading a page twice: a window read from its oldest part would start over).
 			for (const target of targets) if (this.extendsTopRun(target) && !covered(this.view, target) && this.input.pagesLeft() >= 1) yield* this.readTarget(target, this.input.pagesLeft());
 		}
-		// Request Updated's older pages come last: the pages the windows read serve it too.
-		if (settings.events.requestUpdated && settings.updates) {
+		// The events' own pages (Request Updated's older pages) come last: the pages the windows read serve them too.
+		for (const kind of selectedKinds(settings)) {
+			if (!kind.reads) continue;
 			this.reserve = 0;
-			this.watched = yield* readWatched(this.view, this.gate, settings.updates.watchNewest, previous?.updates?.cursor);
+			const memory = kind.memory && previous?.events[kind.memory.slot];
+			const plan = kind.reads({ latestOfPage: (list, page) => this.view.latestOfPage(list, page), read: this.gate, settings, memory });
+			if (plan) this.own.set(kind.value, yield* plan);
 		}
 	}
 
@@ -136,21 +140,21 @@ export class Planner {
 		// A run from page 1 that ends within two more pages goes first (cheap, and page 1 is read already);
 		// then the windows furthest behind.
 		const quick = (target: Target) => Number(target.fromTop && view.openTopRunEnd(target.list) > 0 && this.need(target) <= 2);
-		const behind = (target: Target) => target.window.lo + target.window.offset;
+		const behind = (target: Target) => target.window.floor + target.window.offset;
 		open.sort((a, b) => quick(b) - quick(a) || behind(a) - behind(b));
 		// When every window fits, a run from page 1 still open is extended before another window of its
 		// list is read: read after it, the run would start again at page 1.
 		const fit = reach(view, open, this.input.pagesLeft(), now);
 		if (fit && fit.time === undefined) open.sort((a, b) => Number(this.extendsTopRun(b)) - Number(this.extendsTopRun(a)));
-		// When every window's pace is known, its share is what reaches one common event time: no window
+		// When every window's density is known, its share is what reaches one common event time: no window
 		// reads past where the others get to (the frontier), so no page is read for nothing. The largest
 		// share goes first; the others then read up to where it got.
-		const paced = pacedShares(view, open, this.input.pagesLeft(), now);
+		const even = evenShares(view, open, this.input.pagesLeft(), now);
 		// A window whose first event lies beyond where the others get to this poll holds nobody back: not
-		// read now. Paces are estimates: when the others are through with pages to spare, it comes after.
+		// read now. Densities are estimates: when the others are through with pages to spare, it comes after.
 		const later: Target[] = [];
-		if (paced && deferring) for (let i = open.length - 1; i >= 0; i--) if (paced.get(open[i]) === 0) later.push(...open.splice(i, 1));
-		if (paced) open.sort((a, b) => (paced.get(b) as number) - (paced.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
+		if (even && deferring) for (let i = open.length - 1; i >= 0; i--) if (even.get(open[i]) === 0) later.push(...open.splice(i, 1));
+		if (even) open.sort((a, b) => (even.get(b) as number) - (even.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
 		let reached = Infinity;
 		while (open.length > 0) {
 			const left = this.input.pagesLeft();
@@ -161,24 +165,24 @@ export class Planner {
 			// Each target's step first; what is left is shared by what each needs beyond it.
 			const extra = shareExtra(needs, mins, left - minimum);
 			const target = open.shift() as Target;
-			let pace = paced?.get(target);
-			if (pace !== undefined && reached !== Infinity) {
-				const own = paceOf(view, target, now);
-				if (own) pace = Math.min(pace, pagesToReach(own, reached));
-				if (pace === 0 && deferring) {
+			let evenShare = even?.get(target);
+			if (evenShare !== undefined && reached !== Infinity) {
+				const own = densityOf(view, target, now);
+				if (own) evenShare = Math.min(evenShare, pagesToReach(own, reached));
+				if (evenShare === 0 && deferring) {
 					later.push(target);
 					continue;
 				}
 			}
 			// The last one may use whatever is left (needs are estimates; a larger run only helps).
 			const share =
-				pace !== undefined
-					? Math.max(1, Math.min(left, Math.max(mins[0], pace)))
+				evenShare !== undefined
+					? Math.max(1, Math.min(left, Math.max(mins[0], evenShare)))
 					: open.length === 0
 						? left
 						: Math.max(1, Math.min(left, mins[0] + extra[0]));
 			yield* this.readTarget(target, share, minimum - mins[0]);
-			if (paced) reached = Math.min(reached, reachedBy(view, target));
+			if (even) reached = Math.min(reached, reachedBy(view, target));
 		}
 		if (later.length > 0 && all.every((target) => later.includes(target) || covered(view, target)) && this.input.pagesLeft() >= 1) {
 			yield* this.readTargets(later, false);

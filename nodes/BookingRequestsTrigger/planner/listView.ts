@@ -2,25 +2,18 @@
  * What the poll has read of each list so far, and where the saved state says a timestamp lies in it:
  * the planner's view of the lists. Pure reads of the poll's pages and the previous state; no decision.
  */
-import type { TriggerMemory } from '../model/memory';
+import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation, Run } from '../model/pages';
-import { runsOf } from '../model/pages';
-import type { Window } from '../model/windows';
+import { pageOf, runsOf } from '../model/pages';
 
-export interface PageRequest {
-	list: ListName;
-	page: number;
-}
+export type { PageRequest } from '../model/pages';
+export { pageOf } from '../model/pages';
+import type { Window } from '../windows/window';
 
 export interface ListShape {
 	total: number | undefined;
 	perPage: number;
 	lastPage: number;
-}
-
-/** The page holding the item at `index` (0-based, from the top). */
-export function pageOf(index: number, perPage: number): number {
-	return Math.max(1, Math.floor(index / perPage) + 1);
 }
 
 export class ListView {
@@ -78,7 +71,7 @@ export class ListView {
 		if (total === undefined) return undefined;
 		if (window.below !== undefined) return Math.max(0, total - window.below);
 		// Interpolated between checkpoints, unless the last poll saw the floor is deeper than that.
-		const estimate = list === 'sessions' ? this.fromEndAt(window.lo) : undefined;
+		const estimate = list === 'sessions' ? this.fromEndAt(window.floor) : undefined;
 		if (estimate === undefined || (window.deeper !== undefined && estimate > window.deeper)) return undefined;
 		return Math.max(0, total - estimate);
 	}

@@ -2,16 +2,14 @@
  * Finding a place in a list by timestamp without reading everything above it: a galloping search from
  * a guess, then bisection. Pages already read in this poll are used without a call.
  */
-import { isLastPage } from '../../shared/transport/pageReader';
-import type { ListItem, ListName, PageObservation } from '../model/pages';
+import { isLastPage } from '../../shared/pages';
+import type { ListItem, ListName, PageObservation, Plan, ReadGate } from '../model/pages';
 import { sortTime, topTime } from '../model/pages';
-import type { ListView, PageRequest } from './listView';
+import type { ListView } from './listView';
 
-export type Plan<T> = Generator<PageRequest, T, void>;
+export type { Plan, ReadGate } from '../model/pages';
+
 export type StopTest = (time: number, item: ListItem) => boolean;
-
-/** Asks for a page when the poll can afford it (undefined: stop). */
-export type ReadGate = (list: ListName, page: number) => PageRequest | undefined;
 
 /** A search of one list: what the poll read of it, and the gate that asks for more. */
 export interface ListSearch {

@@ -6,10 +6,10 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 
 import { REQUEST_TIMEOUT_MS } from '../../shared/constants';
 import { listsFor } from '../events';
-import type { TriggerMemory } from '../model/memory';
-import { needsRequest } from '../output/items';
+import type { TriggerMemory } from '../state/decoded';
+import { needsRequest } from '../output/itemFields';
 import type { TriggerSettings } from '../model/settings';
-import type { ItemOptions } from '../output/items';
+import type { ItemOptions } from '../output/itemFields';
 import { readMemory, writeMemory } from '../state/codec';
 import { STATE_KEY } from '../state/format';
 import { CallBudget } from './budget';
@@ -58,11 +58,9 @@ function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: nu
 		sessionCalls: result.calls.sessions,
 		requestCalls: result.calls.requests,
 		getRequestCalls: result.calls.getRequest,
-		skippedBooked: result.skipped.booked,
-		skippedCooldown: result.skipped.cooldown,
-		skippedWithoutEmail: result.skipped.noEmail,
-		requestUpdates: result.updates.changed,
-		requestsLeftWatchedRange: result.updates.forgotten,
+		skipped: result.skipped,
+		watchedEvents: result.watched.events,
+		watchedForgotten: result.watched.forgotten,
 		resumesNextPoll: result.cut,
 		budgetMs: summary.budgetMs,
 	});
@@ -104,8 +102,8 @@ async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: Pol
 	// Built before the state is written: a failed Get request fails the poll and nothing advances.
 	const items = await toItems(ctx, result.events, { ...output, now: result.now }, { deadline: window.deadline });
 	if (result.memory) {
-		result.memory.label = { ...result.memory.label, key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
-		staticData[STATE_KEY] = writeMemory(result.memory) as unknown as IDataObject;
+		const label = { ...result.memory.label, key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
+		staticData[STATE_KEY] = writeMemory({ ...result.memory, label }) as unknown as IDataObject;
 	}
 	logResult(ctx, result, { items: items.length, budgetMs: window.budgetMs });
 	return items.length > 0 ? [items] : null;

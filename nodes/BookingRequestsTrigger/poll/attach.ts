@@ -1,5 +1,5 @@
 /**
- * Booking requests attached to completed sessions, when their items need them (output/items.ts
+ * Booking requests attached to completed sessions, when their items need them (output/itemFields.ts
  * `needsRequest`): from the request pages the poll read, then from more pages of the request list when
  * many are wanted (shared/requestJoin.ts), else one Get request each (never twice per poll), within the
  * poll's budget. When it runs out, the events stop before the first one that could not be completed
@@ -8,11 +8,14 @@
 import type { WantedRequest } from '../../shared/requestJoin';
 import { joinRequests } from '../../shared/requestJoin';
 import { attachReserve } from '../../shared/requestLookup';
-import type { PageRead } from '../../shared/transport/pageReader';
+import type { PageRead } from '../../shared/pages';
+import { requestIdOf } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
+import { attachingWindows, sessionToAttach } from '../events';
 import type { Decision } from '../events/context';
-import type { TriggerEvent } from '../model/event';
-import type { TriggerMemory } from '../model/memory';
+import type { EventBase } from '../model/event';
+import type { Handled } from '../rules/core';
+import type { TriggerMemory } from '../state/decoded';
 import type { PageObservation } from '../model/pages';
 import { requestsRead, sortTime } from '../model/pages';
 import type { Budget } from './budget';
@@ -35,12 +38,14 @@ export interface PollCalls {
 }
 
 /** The completed session of an event that needs its booking request attached, else undefined. */
-function sessionNeedingRequest(event: TriggerEvent | undefined, needs: NeedsRequest): BookingSession | undefined {
-	return event?.event === 'session.completed' && event.session && needs(event.session) ? event.session : undefined;
+function sessionNeedingRequest(event: EventBase | undefined, needs: NeedsRequest): BookingSession | undefined {
+	const session = event && sessionToAttach(event);
+	return session && needs(session) ? session : undefined;
 }
 
 /**
- * Of the sessions read so far in this poll above the completions window's floor (`seen`), how many
+ * Of the sessions read so far in this poll above the floor of the windows whose events attach booking
+ * requests (the completions window's: `seen`), how many
  * need a booking request not in the request pages read (`needing`): the estimate behind the reserve
  * (page 1 of the session list shows whether the newest completions need them).
  */
@@ -53,7 +58,8 @@ function requestsToAttach(pages: PageObservation[], floor: number, needs: NeedsR
 		for (const item of page.items as BookingSession[]) {
 			if ((sortTime('sessions', item) ?? Infinity) <= floor) continue;
 			seen.add(item.id);
-			if (typeof item.request_id === 'string' && !listed.has(item.request_id) && needs(item)) wanted.add(item.request_id);
+			const id = requestIdOf(item);
+			if (id !== null && !listed.has(id) && needs(item)) wanted.add(id);
 		}
 	}
 	return { needing: wanted.size, seen: seen.size };
@@ -68,7 +74,7 @@ function requestsToAttach(pages: PageObservation[], floor: number, needs: NeedsR
 export function requestReserve(budget: Budget, pages: PageObservation[], previous: TriggerMemory | undefined, needs: NeedsRequest | undefined): () => number {
 	const pollCalls = budget.left();
 	const cap = Math.max(0, Math.min(Math.floor(pollCalls / 2), pollCalls - MIN_PLANNER_CALLS));
-	const floor = previous?.sessions?.completions.floor ?? -Infinity;
+	const floor = Math.min(...attachingWindows().map((name) => previous?.windows[name]?.floor ?? -Infinity));
 	let reserved: number | undefined;
 	return () => {
 		if (reserved !== undefined || !needs || cap === 0) return reserved ?? 0;
@@ -80,52 +86,53 @@ export function requestReserve(budget: Budget, pages: PageObservation[], previou
 }
 
 /** The booking requests the events need that the poll has not read yet, in event order. */
-function wantedRequests(events: Array<TriggerEvent | undefined>, listed: BookingRequest[], needs: NeedsRequest): WantedRequest[] {
+function wantedRequests(events: Array<EventBase | undefined>, listed: BookingRequest[], needs: NeedsRequest): WantedRequest[] {
 	const have = new Set(listed.map((request) => request.id));
 	const wanted = new Map<string, WantedRequest>();
 	for (const event of events) {
 		const session = sessionNeedingRequest(event, needs);
 		if (!session) continue;
-		const id = String(session.request_id);
+		const id = requestIdOf(session) as string;
 		if (!have.has(id) && !wanted.has(id)) wanted.set(id, { id, at: sortTime('sessions', session) });
 	}
 	return [...wanted.values()];
 }
 
 /**
- * The one attach loop: each completed-session event that `needs` its booking request gets it from
- * `listed`, else from `fetch` (once per id). Returns how many events (a prefix) were handled: it stops
- * at the first one `fetch` cannot serve (undefined: no budget left).
+ * The one attach loop: each event whose item `needs` its session's booking request gets it from
+ * `listed`, else from `fetch` (once per id). Returns how many events (a prefix) were handled, and the
+ * requests by event id: it stops at the first one `fetch` cannot serve (undefined: no budget left).
  */
 async function attachEach(
-	events: Array<TriggerEvent | undefined>,
+	events: Array<EventBase | undefined>,
 	listed: BookingRequest[],
 	needs: NeedsRequest,
 	fetch: (id: string) => Promise<BookingRequest | null | undefined>,
-): Promise<number> {
+): Promise<Handled & { requests: Map<string, BookingRequest | null> }> {
 	const known = new Map<string, BookingRequest | null>(listed.map((request) => [request.id, request]));
+	const requests = new Map<string, BookingRequest | null>();
 	for (const [index, event] of events.entries()) {
 		const session = sessionNeedingRequest(event, needs);
 		if (!event || !session) continue;
-		const id = String(session.request_id);
+		const id = requestIdOf(session) as string;
 		if (!known.has(id)) {
 			const request = await fetch(id);
-			if (request === undefined) return index;
+			if (request === undefined) return { count: index, requests };
 			known.set(id, request);
 		}
-		event.request = known.get(id) ?? null;
+		requests.set(event.eventId, known.get(id) ?? null);
 	}
-	return events.length;
+	return { count: events.length, requests };
 }
 
-/** Attaches booking requests to the decisions' events; returns how many decisions (a prefix) can be handled in this poll. */
+/** Reads the booking requests the decisions' events need; returns how many decisions (a prefix) can be handled in this poll, and the requests by event id. */
 export async function attachRequests(
 	source: PageSource,
 	decisions: Decision[],
 	io: { pages: PageObservation[]; budget: Budget; needs: NeedsRequest | undefined; calls: PollCalls },
-): Promise<number> {
+): Promise<Handled> {
 	const { needs, budget, calls } = io;
-	if (!needs) return decisions.length;
+	if (!needs) return { count: decisions.length };
 	const events = decisions.map((decision) => decision.event);
 	const requestPages = io.pages.flatMap((page) => (page.list === 'requests' ? [{ ...page, items: page.items as BookingRequest[] }] : []));
 	const listed = requestPages.flatMap((page) => page.items);
@@ -154,7 +161,8 @@ export async function attachRequests(
 	return await attachEach(events, listed, needs, async (id) => (joined.has(id) ? joined.get(id) : undefined));
 }
 
-/** Attaches booking requests to sample events ("Fetch Test Event"): from the listed requests or one Get request each. */
-export async function attachSampleRequests(source: PageSource, events: TriggerEvent[], listed: BookingRequest[] | undefined, needs: NeedsRequest = () => true): Promise<void> {
-	await attachEach(events, listed ?? [], needs, async (id) => (await source.fetchRequest(id)) ?? null);
+/** The sample events ("Fetch Test Event") with the booking requests their items need: from the listed requests or one Get request each. */
+export async function withSampleRequests<E extends EventBase>(source: PageSource, events: E[], listed: BookingRequest[] | undefined, needs: NeedsRequest = () => true): Promise<E[]> {
+	const { requests } = await attachEach(events, listed ?? [], needs, async (id) => (await source.fetchRequest(id)) ?? null);
+	return events.map((event) => (requests.has(event.eventId) ? { ...event, request: requests.get(event.eventId) } : event));
 }

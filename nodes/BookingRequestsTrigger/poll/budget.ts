@@ -45,8 +45,8 @@ export interface Budget {
 }
 
 /**
- * Calls the poll can still afford before `deadline`, from the pace measured in this poll (the mean gap
- * between answers; before two answers, the contract's 1 call per second).
+ * Calls the poll can still afford before `deadline`, from the mean gap between answers measured in this
+ * poll (before two answers, the contract's 1 call per second).
  */
 export class CallBudget implements Budget {
 	private readonly answers: number[] = [];
@@ -71,10 +71,10 @@ export class CallBudget implements Budget {
 	}
 
 	left(): number {
-		// A call is only sent while MIN_ATTEMPT_MS remain (deadline.ts). Headroom: the pace varies (another
+		// A call is only sent while MIN_ATTEMPT_MS remain (deadline.ts). Headroom: the gap varies (another
 		// workflow on the same key, a slow answer): 10% of what remains, but never more than one call's
 		// time — with n8n's 36 s budget 10% is about 3 calls of 27, pages a backlog's poll then never
-		// reads. A pace slower than measured only cuts the poll at its deadline (the next poll goes on).
+		// reads. A gap longer than measured only cuts the poll at its deadline (the next poll goes on).
 		const remaining = this.deadline - MIN_ATTEMPT_MS - this.clock();
 		if (remaining < 0) return 0;
 		const perCall = this.perCallMs;

@@ -18,9 +18,9 @@ import { isRecord } from '../../shared/utils';
 
 export const FORM_NAMES_TTL_MS = 60 * 60_000;
 
-import type { FormNames } from '../output/items';
+import type { FormNames } from '../output/itemFields';
 
-export type { FormNames } from '../output/items';
+export type { FormNames } from '../output/itemFields';
 
 interface Entry {
 	readAt: number;

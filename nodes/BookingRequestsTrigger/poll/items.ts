@@ -7,18 +7,17 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { ApiContext } from '../../shared/transport/request';
 import { kindOf } from '../events';
-import type { TriggerEvent } from '../model/event';
-import type { FormNames, ItemOptions } from '../output/items';
-import { keepsEvent } from '../output/items';
+import type { EventBase } from '../model/event';
+import type { FormNames, ItemOptions } from '../output/itemFields';
 import { formNamesFor } from './formNames';
 
-/** The items of `events` (already filtered and with their requests attached). Pure. */
-export function shapeItems(events: TriggerEvent[], options: ItemOptions, formNames: FormNames): INodeExecutionData[] {
-	return events.filter((event) => keepsEvent(event, options)).map((event) => ({ json: kindOf(event.event).item(event, options, formNames) }));
+/** The items of `events` (with their requests attached). Pure. */
+export function shapeItems(events: EventBase[], options: ItemOptions, formNames: FormNames): INodeExecutionData[] {
+	return events.map((event) => ({ json: kindOf(event.event).item(event, options, formNames) }));
 }
 
 /** Distinct form ids of the events that become items. */
-export function formIdsOf(events: TriggerEvent[]): string[] {
+export function formIdsOf(events: EventBase[]): string[] {
 	const ids = new Set<string>();
 	for (const event of events) {
 		const formId = (event.session ?? event.request)?.form_id;
@@ -28,8 +27,7 @@ export function formIdsOf(events: TriggerEvent[]): string[] {
 }
 
 /** Builds the output items. Simplified: at most one call for form names, none when cached. */
-export async function toItems(ctx: ApiContext, events: TriggerEvent[], options: ItemOptions, io: { deadline?: number } = {}): Promise<INodeExecutionData[]> {
-	const kept = events.filter((event) => keepsEvent(event, options));
-	const formNames: FormNames = options.simplify && kept.length > 0 ? await formNamesFor(ctx, formIdsOf(kept), io) : new Map();
-	return shapeItems(kept, options, formNames);
+export async function toItems(ctx: ApiContext, events: EventBase[], options: ItemOptions, io: { deadline?: number } = {}): Promise<INodeExecutionData[]> {
+	const formNames: FormNames = options.simplify && events.length > 0 ? await formNamesFor(ctx, formIdsOf(events), io) : new Map();
+	return shapeItems(events, options, formNames);
 }

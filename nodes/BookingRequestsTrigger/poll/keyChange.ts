@@ -5,8 +5,7 @@
  * and continues; a 404 means another workspace, which starts afresh (its history is not replayed,
  * nothing of the first workspace is reported again).
  */
-import type { TriggerMemory } from '../model/memory';
-import type { ListItem, PageObservation } from '../model/pages';
+import type { TriggerMemory } from '../state/decoded';
 import type { PageSource } from './source';
 
 export type KeyChange = { continues: true } | { continues: false; reason: 'another workspace' | 'nothing to compare' } | { continues: 'later' };
@@ -23,19 +22,4 @@ export async function afterKeyChange(memory: TriggerMemory, keyId: string, sourc
 	if (request === undefined) return { continues: 'later' };
 	if (request === null) return { continues: false, reason: 'another workspace' };
 	return { continues: true };
-}
-
-/** The newest booking request id the poll read (a request, or a completed session's request); else `previous`. */
-export function refOf(pages: PageObservation[], previous: string | undefined): string | undefined {
-	const ordered = [...pages].sort((a, b) => a.page - b.page || a.seq - b.seq);
-	for (const list of ['requests', 'sessions'] as const) {
-		for (const page of ordered) {
-			if (page.list !== list) continue;
-			const id = page.items
-				.map((item: ListItem) => (list === 'requests' ? item.id : (item as { request_id?: unknown }).request_id))
-				.find((value) => typeof value === 'string' && value.length > 0 && value.length <= 64);
-			if (typeof id === 'string') return id;
-		}
-	}
-	return previous;
 }

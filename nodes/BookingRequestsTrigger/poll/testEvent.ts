@@ -9,10 +9,10 @@ import { listsFor, pickSamples } from '../events';
 import type { PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import type { ItemOptions } from '../output/items';
-import { needsRequest } from '../output/items';
+import type { ItemOptions } from '../output/itemFields';
+import { needsRequest } from '../output/itemFields';
 import type { FirstPages } from '../output/samples';
-import { attachSampleRequests } from './attach';
+import { withSampleRequests } from './attach';
 import { PollClock } from './budget';
 import { toItems } from './items';
 import type { PageSource } from './source';
@@ -39,7 +39,6 @@ export async function readFirstPages(source: PageSource, settings: TriggerSettin
 export async function testEvent(ctx: IPollFunctions, input: { source: PageSource; settings: TriggerSettings; output: Omit<ItemOptions, 'now'>; deadline: number }): Promise<INodeExecutionData[]> {
 	const { source, settings, output } = input;
 	const first = await readFirstPages(source, settings);
-	const samples = pickSamples(first.sessions, first.requests, first.now, settings);
-	await attachSampleRequests(source, samples, first.requests, (session) => needsRequest(session, output));
+	const samples = await withSampleRequests(source, pickSamples(first.sessions, first.requests, first.now, settings), first.requests, (session) => needsRequest(session, output));
 	return await toItems(ctx, samples, { ...output, now: first.now }, { deadline: input.deadline });
 }

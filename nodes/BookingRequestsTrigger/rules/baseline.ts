@@ -2,31 +2,17 @@
  * The baseline: the first poll (or a new start) emits nothing and remembers where things stand, so
  * that only what happens from now on is reported.
  */
-import { BookedMemory, RemindedMemory } from '../memory/customers';
-import { KeySet } from '../memory/keySet';
-import { SeenMemory } from '../memory/seen';
-import { UpdatesMemory } from '../memory/requests/records';
-import type { CustomerMemories, TriggerMemory } from '../model/memory';
-import type { ListName, PageObservation } from '../model/pages';
-import { sortTime } from '../model/pages';
+import { bookingsInPoll, sharedInPoll } from '../events/context';
+import { listsFor, selectedKinds } from '../events';
+import type { PageObservation } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { skipsBooked } from '../model/settings';
-import type { WindowMemory } from '../model/windows';
-import { bookingsInPoll, sharedInPoll } from '../events/context';
-import { listsFor } from '../events';
-import { locatedBelow } from './advance';
+import { BookedMemory, RemindedMemory } from '../state/customers';
+import type { CustomerMemories, TriggerMemory } from '../state/decoded';
+import { SeenMemory } from '../state/seen';
+import { WINDOW_KINDS } from '../windows';
+import type { WindowMemory } from '../windows/window';
 import { firstSessionsPage } from './next';
-
-function baselineWindow(pages: PageObservation[], list: ListName, floor: number, below?: number): WindowMemory {
-	const done = new KeySet();
-	const firstPage = pages.find((page) => page.list === list && page.page === 1);
-	for (const item of firstPage?.items ?? []) {
-		const time = sortTime(list, item);
-		// A timestamp ahead of the server's clock is not history: remembered, so it is not reported later either.
-		if (time !== null && time > floor) done.add(time, item.id);
-	}
-	return { floor, done, ...(below !== undefined ? { below } : {}) };
-}
 
 /** The customers' memory of a baseline: the bookings on the first page of the request list count for drafts already open. */
 function baselineCustomers(pages: PageObservation[], settings: TriggerSettings, now: number): CustomerMemories {
@@ -43,27 +29,28 @@ function baselineCustomers(pages: PageObservation[], settings: TriggerSettings, 
 /** The baseline's customers with the ones a state about another Form carried (they are about customers, not a form). */
 function withCarried(customers: CustomerMemories, carried: CustomerMemories | undefined): CustomerMemories {
 	if (!carried) return customers;
-	carried.booked.merge(customers.booked);
-	carried.shared.merge(customers.shared);
-	return carried;
+	const booked = carried.booked.clone();
+	booked.merge(customers.booked);
+	const shared = carried.shared.clone();
+	shared.merge(customers.shared);
+	return { ...carried, booked, shared };
 }
 
 export function baselineMemory(input: { pages: PageObservation[]; settings: TriggerSettings; now: number; skewMs: number | undefined; carried?: CustomerMemories }): TriggerMemory {
 	const { pages, settings, now } = input;
 	const lists = listsFor(settings);
-	const memory: TriggerMemory = { label: { fingerprint: settings.fingerprint }, since: now, polledAt: now, skewMs: input.skewMs ?? 0 };
-	if (lists.requests) memory.requests = baselineWindow(pages, 'requests', now, locatedBelow(pages, 'requests', now));
+	// Each window of a list the selected events read starts where things stand (windows/: `baseline`).
+	const windows: Record<string, WindowMemory> = {};
+	for (const kind of WINDOW_KINDS) if (lists[kind.list] && kind.baseline) windows[kind.name] = kind.baseline(pages, now, settings);
+	// Each selected event with a memory of its own starts it empty.
+	const events = Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(undefined)]] : [])));
+	const memory: TriggerMemory = { label: { fingerprint: settings.fingerprint }, since: now, polledAt: now, skewMs: input.skewMs ?? 0, windows, events };
 	if (lists.sessions) {
-		const horizonFloor = now - settings.abandonedAfterMs;
 		const first = firstSessionsPage(pages);
 		memory.sessions = {
-			completions: baselineWindow(pages, 'sessions', now, locatedBelow(pages, 'sessions', now)),
-			// Nothing to remember at the horizon: only sessions that cross it from now on are reported.
-			horizon: baselineWindow([], 'sessions', horizonFloor, locatedBelow(pages, 'sessions', horizonFloor)),
 			checkpoints: first?.total !== undefined ? [[first.serverDate ?? now, first.total]] : [],
 			customers: withCarried(baselineCustomers(pages, settings, now), input.carried),
 		};
 	}
-	if (lists.updates) memory.updates = new UpdatesMemory();
 	return memory;
 }

@@ -8,53 +8,24 @@
  * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
  */
 import { judgesOf, windowsNeeded } from '../events';
-import type { TriggerMemory } from '../model/memory';
 import type { ListItem, ListName, PageObservation, Run } from '../model/pages';
 import { readBounds, runsOf, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import type { Candidate, Coverage, Window, WindowMemory, WindowName } from '../model/windows';
-import { coverageOf, WINDOW_LISTS } from '../model/windows';
+import type { TriggerMemory } from '../state/decoded';
+import { WINDOW_KINDS, windowKind } from '../windows';
+import { coverageOf } from '../windows/coverage';
+import type { Candidate, Window, WindowOutcome } from '../windows/window';
 
-function windowFrom(name: WindowName, memory: WindowMemory, bounds: { hi: number; offset: number }): Window {
-	return {
-		name,
-		list: WINDOW_LISTS[name].list,
-		lo: memory.floor,
-		hi: bounds.hi,
-		offset: bounds.offset,
-		done: memory.done,
-		...(memory.tie !== undefined ? { tie: memory.tie } : {}),
-		...(memory.below !== undefined ? { below: memory.below } : {}),
-		...(memory.deeper !== undefined ? { deeper: memory.deeper } : {}),
-	};
-}
+export type { WindowOutcome } from '../windows/window';
 
-/** The windows to bring up to date in a poll at server time `now`. */
+/** The windows to bring up to date in a poll at server time `now` (each window says when it is read). */
 export function windowsOf(memory: TriggerMemory, settings: TriggerSettings, now: number): Window[] {
 	const needed = windowsNeeded(settings);
-	const windows: Window[] = [];
-	if (memory.requests && needed.has('requests')) windows.push(windowFrom('requests', memory.requests, { hi: Infinity, offset: 0 }));
-	const sessions = memory.sessions;
-	if (!sessions) return windows;
-	// Completions are read only when reported (they cost pages in a backlog); abandonments are always
-	// judged, so that `recovered` tells the truth whichever events are selected.
-	if (needed.has('completions')) windows.push(windowFrom('completions', sessions.completions, { hi: Infinity, offset: 0 }));
-	const delay = settings.abandonedAfterMs;
-	windows.push(windowFrom('horizon', sessions.horizon, { hi: now - delay, offset: delay }));
-	const held = sessions.held;
-	const span = held?.codes.span();
-	if (held && span) {
-		windows.push({ ...windowFrom('held', held, { hi: span.max, offset: delay }), only: held.codes, ...(held.topBelow !== undefined ? { hiBelow: held.topBelow } : {}) });
-	}
-	return windows;
-}
-
-export interface WindowOutcome {
-	window: Window;
-	coverage?: Coverage;
-	/** Items with a sort time up to here are all known (>= lo). */
-	upper: number;
-	complete: boolean;
+	return WINDOW_KINDS.flatMap((kind) => {
+		const own = memory.windows[kind.name];
+		const window = own && kind.open(own, { now, settings, needed: needed.has(kind.name) });
+		return window ? [window] : [];
+	});
 }
 
 export interface Evaluation {
@@ -68,7 +39,7 @@ export interface Evaluation {
 }
 
 export function compareCandidates(a: Candidate, b: Candidate): number {
-	return a.at - b.at || WINDOW_LISTS[a.window].order - WINDOW_LISTS[b.window].order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+	return a.at - b.at || windowKind(a.window).order - windowKind(b.window).order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** The newest copy of each item read in this poll (highest sort time; on equal, the later read). */
@@ -85,9 +56,9 @@ function freshestCopies(pages: PageObservation[], list: ListName): Map<string, {
 }
 
 export function outcomeOf(window: Window, runs: Run[], bounds: Map<number, number>): WindowOutcome {
-	if (window.hi <= window.lo) return { window, upper: window.lo, complete: true };
+	if (window.hi <= window.floor) return { window, upper: window.floor, complete: true };
 	const coverage = coverageOf(window, runs, bounds);
-	if (!coverage) return { window, upper: window.lo, complete: false };
+	if (!coverage) return { window, upper: window.floor, complete: false };
 	return { window, coverage, upper: coverage.upper, complete: coverage.complete };
 }
 

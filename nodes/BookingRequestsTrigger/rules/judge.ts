@@ -6,20 +6,21 @@
 import type { Decision } from '../events/context';
 import { judgeContext } from '../events/context';
 import { judgesOf } from '../events';
-import type { TriggerEvent } from '../model/event';
-import type { CustomerMemories } from '../model/memory';
+import type { EventBase } from '../model/event';
+import type { CustomerMemories } from '../state/decoded';
 import type { TriggerSettings } from '../model/settings';
 import type { Evaluation } from './evaluate';
 
-export function decide(customers: CustomerMemories, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
-	const context = judgeContext(customers, evaluation.pages, evaluation.now, settings);
-	return evaluation.candidates.flatMap((candidate) => judgesOf(candidate.window).map((kind) => (kind.judge as NonNullable<typeof kind.judge>)(candidate, context)));
+/** Each candidate's decisions, one per event that judges its window; `memories`: the events' own memories before the poll. */
+export function decide(memory: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>> }, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
+	const context = judgeContext({ ...memory, pages: evaluation.pages, now: evaluation.now, settings });
+	return evaluation.candidates.flatMap((candidate) => judgesOf(candidate.window).map((kind) => ({ ...(kind.judge as NonNullable<typeof kind.judge>)(candidate, context), by: kind.value })));
 }
 
 /** The windows' events and the watched requests' events, one list by event time (each already in that order). */
-export function mergeByTime(events: TriggerEvent[], updates: TriggerEvent[]): TriggerEvent[] {
+export function mergeByTime<E extends EventBase>(events: E[], updates: E[]): E[] {
 	if (updates.length === 0) return events;
-	const merged: TriggerEvent[] = [];
+	const merged: E[] = [];
 	let j = 0;
 	for (const event of events) {
 		while (j < updates.length && updates[j].at < event.at) merged.push(updates[j++]);

@@ -6,12 +6,13 @@
  */
 import type { Decision } from '../events/context';
 import { sharedInPoll } from '../events/context';
-import type { CustomerMemories, SessionMemory, TriggerMemory } from '../model/memory';
 import type { ListName, PageObservation } from '../model/pages';
 import { EDGE_WINDOW_MS, readBounds } from '../model/pages';
-import type { Candidate, WindowName } from '../model/windows';
+import type { Checkpoint, CustomerMemories, SessionListMemory, TriggerMemory } from '../state/decoded';
+import type { WindowMemories } from '../windows';
+import { WINDOW_KINDS, windowsOfList } from '../windows';
+import type { Candidate, WindowKind, WindowMemory } from '../windows/window';
 import type { Evaluation } from './evaluate';
-import { HELD_LIMIT, holdFurther, nextHeld, nextWindow } from './advance';
 
 /** Checkpoints kept for the session list (thinned evenly beyond this). */
 export const MAX_CHECKPOINTS = 48;
@@ -32,6 +33,8 @@ export interface NextMemory {
 	forgotten: number;
 	/** Customer keys / customers forgotten from the customer memories because of their bounds (logged too). */
 	customersForgotten: { booked: number; reminded: number };
+	/** The event time the poll judged up to (memories are pruned by it, not by now). */
+	judgedUpTo: number;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface NextMemory {
  * one at or before it), at most MAX_CHECKPOINTS: beyond that, the one whose removal leaves the
  * smallest gap goes, so they stay spread over the window.
  */
-export function pruneCheckpoints(checkpoints: Array<[number, number]>, floor: number): Array<[number, number]> {
+export function pruneCheckpoints(checkpoints: Checkpoint[], floor: number): Checkpoint[] {
 	const sorted = [...checkpoints].sort((a, b) => a[0] - b[0]);
 	let first = 0;
 	for (let i = 0; i < sorted.length; i++) if (sorted[i][0] <= floor) first = i;
@@ -60,7 +63,7 @@ export function firstSessionsPage(pages: PageObservation[]): PageObservation | u
 }
 
 /** The checkpoints after this poll: those before its read of page 1, and that read's [time, length]. */
-export function nextCheckpoints(previous: Array<[number, number]>, pages: PageObservation[], now: number): Array<[number, number]> {
+export function nextCheckpoints(previous: Checkpoint[], pages: PageObservation[], now: number): Checkpoint[] {
 	const first = firstSessionsPage(pages);
 	const checkpoints = previous.filter((checkpoint) => checkpoint[0] < (first?.serverDate ?? now));
 	if (first?.total !== undefined) checkpoints.push([first.serverDate ?? now, first.total]);
@@ -68,7 +71,7 @@ export function nextCheckpoints(previous: Array<[number, number]>, pages: PageOb
 }
 
 /** Where a window's floor may go: up to the frontier and, at the top of a list, not into the last 5 s before its read of page 1. */
-function limits(evaluation: Evaluation, frontier: number): (name: WindowName, offset: number) => number {
+function limits(evaluation: Evaluation, frontier: number): (kind: WindowKind, offset: number) => number {
 	const { now, pages } = evaluation;
 	// Late after the list's newest read of page 1, not after the poll's end: a row committed just after
 	// that read, with a timestamp up to 5 s older, is still to come when the poll goes on reading long.
@@ -77,11 +80,12 @@ function limits(evaluation: Evaluation, frontier: number): (name: WindowName, of
 		const firsts = pages.filter((page) => page.list === list && page.page === 1);
 		return firsts.length === 0 ? now : Math.max(...firsts.map((page) => bounds.get(page.seq) ?? now));
 	};
-	return (name, offset) => Math.min(frontier - offset, name === 'horizon' ? Infinity : Math.min(now, topRead(name === 'requests' ? 'requests' : 'sessions')) - EDGE_WINDOW_MS);
+	return (kind, offset) => Math.min(frontier - offset, kind.edge ? Math.min(now, topRead(kind.list)) - EDGE_WINDOW_MS : Infinity);
 }
 
-/** The customers' memory with the handled decisions in, pruned up to the point the poll judged. */
-function rememberCustomers(customers: CustomerMemories, input: { decisions: Decision[]; pages: PageObservation[]; now: number; judgedUpTo: number }): NextMemory['customersForgotten'] & { seen: number } {
+/** The customers' memory with the handled decisions in, pruned up to the point the poll judged (a new memory: the one given is not changed). */
+function nextCustomers(previous: CustomerMemories, input: { decisions: Decision[]; pages: PageObservation[]; now: number; judgedUpTo: number }): { customers: CustomerMemories; dropped: NextMemory['customersForgotten'] & { seen: number } } {
+	const customers: CustomerMemories = { seen: previous.seen.clone(), booked: previous.booked.clone(), reminded: previous.reminded.clone(), shared: previous.shared.clone() };
 	const { seen, booked, reminded, shared } = customers;
 	for (const code of sharedInPoll(input.pages)) shared.addCode(code, input.now);
 	shared.prune(input.now);
@@ -95,60 +99,53 @@ function rememberCustomers(customers: CustomerMemories, input: { decisions: Deci
 	seen.prune(input.judgedUpTo);
 	booked.prune(input.judgedUpTo);
 	reminded.prune(input.judgedUpTo);
-	return { seen: seen.droppedForBound, booked: booked.droppedForBound, reminded: reminded.droppedForBound };
+	return { customers, dropped: { seen: seen.droppedForBound, booked: booked.droppedForBound, reminded: reminded.droppedForBound } };
 }
 
-/** The session windows after this poll (the horizon may hold open drafts it passed early). */
-function nextSessions(sessions: SessionMemory, evaluation: Evaluation, handledIn: (name: WindowName) => Candidate[], limitOf: (name: WindowName, offset: number) => number): SessionMemory {
-	const outcome = (name: WindowName) => evaluation.outcomes.find((entry) => entry.window.name === name);
-	const horizonOutcome = outcome('horizon');
-	if (!horizonOutcome) return sessions;
-	const completions = outcome('completions');
-	const heldOutcome = outcome('held');
-	const offset = horizonOutcome.window.offset;
-	// New sessions are held only when none is held from before (one span of pages to read again).
-	const further = holdFurther(horizonOutcome, limitOf('horizon', offset), heldOutcome ? 0 : HELD_LIMIT);
-	const horizon = nextWindow(horizonOutcome, handledIn('horizon'), further.bound, evaluation.pages);
-	const held = nextHeld({
-		previous: sessions.held,
-		outcome: heldOutcome,
-		handled: handledIn('held'),
-		limit: limitOf('held', offset),
-		added: further.held,
-		horizon: horizonOutcome.coverage,
-		pages: evaluation.pages,
-	});
-	const checkpoints = nextCheckpoints(sessions.checkpoints, evaluation.pages, evaluation.now);
-	return {
-		completions: completions ? nextWindow(completions, handledIn('completions'), limitOf('completions', 0), evaluation.pages) : sessions.completions,
-		horizon,
-		...(held ? { held } : {}),
-		checkpoints: pruneCheckpoints(checkpoints, Math.min(horizon.floor, held?.floor ?? Infinity)),
-		customers: sessions.customers,
-	};
+/** Each window's memory after this poll, in the registry's order (a window may hand on to the ones after it). */
+function nextWindows(previous: WindowMemories, evaluation: Evaluation, handledIn: (name: string) => Candidate[], limitOf: (kind: WindowKind, offset: number) => number): Record<string, WindowMemory> {
+	const outcomeOf = (name: string) => evaluation.outcomes.find((entry) => entry.window.name === name);
+	const windows: Record<string, WindowMemory> = {};
+	const handedOn = new Map<string, unknown>();
+	for (const kind of WINDOW_KINDS) {
+		const outcome = outcomeOf(kind.name);
+		const limit = outcome ? limitOf(kind, outcome.window.offset) : -Infinity;
+		const advanced = kind.advance({ previous: previous[kind.name], outcome, handled: handledIn(kind.name), limit, pages: evaluation.pages, outcomeOf, handedOn });
+		if (advanced.memory) windows[kind.name] = advanced.memory;
+		if (advanced.handOn !== undefined) handedOn.set(kind.name, advanced.handOn);
+	}
+	return windows;
 }
 
-/** The memory after handling `decisions.slice(0, handled)`; the customers' memory is changed in place. */
+/**
+ * The session list after this poll: kept while every window it must hold moved on (otherwise no session
+ * event is read any more, and its windows go with it), with this poll's checkpoint, pruned to what its
+ * deepest window still needs, and the customers' memory with the handled decisions in.
+ */
+function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; judgedUpTo: number }): { sessions?: SessionListMemory; dropped?: NextMemory['customersForgotten'] & { seen: number } } {
+	const { evaluation } = input;
+	const own = windowsOfList('sessions');
+	if (!previous || own.some((kind) => kind.required && !windows[kind.name])) {
+		for (const kind of own) delete windows[kind.name];
+		return {};
+	}
+	const deepest = Math.min(...own.filter((kind) => !kind.atTop).map((kind) => windows[kind.name]?.floor ?? Infinity));
+	const checkpoints = nextCheckpoints(previous.checkpoints, evaluation.pages, evaluation.now);
+	const { customers, dropped } = nextCustomers(previous.customers, { decisions: input.handled, pages: evaluation.pages, now: evaluation.now, judgedUpTo: input.judgedUpTo });
+	return { sessions: { checkpoints: pruneCheckpoints(checkpoints, deepest), customers }, dropped };
+}
+
+/** The memory after handling `decisions.slice(0, handled)`: a new one (the previous memory is not changed). */
 export function nextMemory(input: NextInput): NextMemory {
 	const { previous, evaluation, decisions } = input;
 	const now = evaluation.now;
 	const cut = input.handled < decisions.length ? decisions[input.handled].candidate.at - 1 : evaluation.frontier;
 	const frontier = Math.min(evaluation.frontier, cut);
 	const handled = decisions.slice(0, input.handled);
-	const handledIn = (name: WindowName) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
-	const limitOf = limits(evaluation, frontier);
-	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs };
-	const requests = evaluation.outcomes.find((entry) => entry.window.name === 'requests');
-	if (previous.requests && requests) memory.requests = nextWindow(requests, handledIn('requests'), limitOf('requests', 0), evaluation.pages);
-	let forgotten = 0;
-	const customersForgotten = { booked: 0, reminded: 0 };
-	if (previous.sessions && evaluation.outcomes.some((entry) => entry.window.name === 'horizon')) {
-		memory.sessions = nextSessions(previous.sessions, evaluation, handledIn, limitOf);
-		const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
-		const dropped = rememberCustomers(previous.sessions.customers, { decisions: handled, pages: evaluation.pages, now, judgedUpTo });
-		forgotten = dropped.seen;
-		Object.assign(customersForgotten, { booked: dropped.booked, reminded: dropped.reminded });
-	}
-	if (previous.updates) memory.updates = previous.updates;
-	return { memory, forgotten, customersForgotten };
+	const handledIn = (name: string) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
+	const windows = nextWindows(previous.windows, evaluation, handledIn, limits(evaluation, frontier));
+	const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
+	const { sessions, dropped } = nextSessionList(previous.sessions, windows, { evaluation, handled, judgedUpTo });
+	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs, windows, ...(sessions ? { sessions } : {}), events: previous.events };
+	return { memory, forgotten: dropped?.seen ?? 0, customersForgotten: { booked: dropped?.booked ?? 0, reminded: dropped?.reminded ?? 0 }, judgedUpTo };
 }

@@ -1,50 +1,77 @@
 /**
  * The one reader and writer of the trigger's state: static data in, the memory the rules use out
  * (`readMemory`, once at the start of a poll), and back (`writeMemory`, once at its end). Anything that
- * does not validate is treated as absent (a new start), never as a reason to fail every poll.
+ * does not validate is treated as absent (a new start), never as a reason to fail every poll. Each part
+ * is read and encoded by what owns it (format.ts): the codec names no window and no event.
  */
-import { letterOf } from '../events';
-import { BookedMemory, RemindedMemory } from '../memory/customers';
-import { KeySet } from '../memory/keySet';
-import { isUpdatesState, UpdatesMemory } from '../memory/requests/records';
-import { SeenMemory } from '../memory/seen';
-import type { CustomerMemories, SessionMemory, TriggerMemory } from '../model/memory';
+import type { ListsRead } from '../events';
+import { EVENT_KINDS, selectedKinds } from '../events';
+import type { ListName } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
-import type { HeldMemory, WindowMemory } from '../model/windows';
-import type { HeldState, SessionsState, TriggerState, WindowState } from './format';
-import { isMs, isRecord, isShortText, readSessions, readWindow, STATE_VERSION } from './format';
+import { windowsOfList } from '../windows';
+import type { WindowMemory } from '../windows/window';
+import { isMs, isRecord, isShortText } from './checks';
+import type { CustomerMemories, TriggerMemory } from './decoded';
+import type { SessionsState, TriggerState } from './format';
+import { STATE_VERSION } from './format';
+import { decodeCustomers, decodeSessionList, encodeSessionList, readSessionList, startSessionList } from './sessionList';
 
 /** What the poll expects the state to be about, and what it reads. */
 export interface StateExpectation {
 	fingerprint: string;
-	lists: { sessions: boolean; requests: boolean; updates?: boolean };
+	lists: ListsRead;
 	/** The fingerprint older versions wrote (it covered the key and the events): read as this one, by that key. */
 	legacy?: { fingerprint: string; key: string };
 	/** The events selected now (letters) and Abandoned After: what an added event starts from. */
 	selection?: { events: string; abandonedAfterMs: number };
 }
 
-/** Request Updated's records: dropped when it is not selected; a malformed copy starts them afresh. */
-function readUpdates(raw: unknown, lists: StateExpectation['lists']): TriggerState['updates'] {
-	if (lists.updates !== true || !isUpdatesState(raw)) return undefined;
-	return { from: raw.from, ...(raw.cursor !== undefined ? { cursor: raw.cursor } : {}), values: [...raw.values], records: raw.records };
+/** The selected events' own memories, each checked by its event: dropped when it is not selected; a malformed copy starts afresh. */
+function readEventMemories(raw: Record<string, unknown>, lists: ListsRead): Record<string, unknown> {
+	const memories: Record<string, unknown> = {};
+	for (const kind of EVENT_KINDS) {
+		if (!kind.memory || !lists.memories?.includes(kind.memory.slot)) continue;
+		const stored = kind.memory.read(raw[kind.memory.slot]);
+		if (stored !== undefined) memories[kind.memory.slot] = stored;
+	}
+	return memories;
 }
 
+/** Where added events' windows start: the last poll. */
+type Start = { polledAt: number; abandonedAfterMs: number };
+
 /**
- * The session windows as the selected events need them: added session events start from the last
- * poll, as if they had watched; Session Completed added gets its window there too (it was not kept up
- * to date while it was off); no session event left drops them with the customer memories.
+ * The session list as the selected events need it: added session events start from the last poll, as
+ * if they had watched; a window kept while no event read it (windows/: `keptWhileUnread`) starts there
+ * again when an event that judges it is added; no session event left drops the list with the
+ * customers' memories.
  */
 function sessionsFor(sessions: SessionsState | undefined, raw: { polledAt: number; ev?: unknown }, expect: StateExpectation): SessionsState | undefined | null {
 	const { lists, selection } = expect;
 	if (!lists.sessions) return undefined;
-	const before = typeof raw.ev === 'string' ? raw.ev : selection?.events;
-	const added = (letter: string) => selection !== undefined && selection.events.includes(letter) && !(before ?? '').includes(letter);
-	if (!sessions) {
-		if (!selection) return null;
-		return { completions: { floor: raw.polledAt, done: {} }, horizon: { floor: raw.polledAt - selection.abandonedAfterMs, done: {} }, checkpoints: [], seen: {} };
+	if (!selection) return sessions ?? null;
+	const from: Start = { polledAt: raw.polledAt, abandonedAfterMs: selection.abandonedAfterMs };
+	if (!sessions) return startSessionList(from);
+	const before = typeof raw.ev === 'string' ? raw.ev : selection.events;
+	const added = EVENT_KINDS.filter((kind) => selection.events.includes(kind.letter) && !before.includes(kind.letter));
+	const restarted: Record<string, unknown> = {};
+	for (const kind of windowsOfList('sessions')) {
+		if (kind.keptWhileUnread && kind.start && added.some((event) => event.judges.includes(kind.name as never))) restarted[kind.name] = kind.start(from);
 	}
-	return added(letterOf('sessionCompleted')) ? { ...sessions, completions: { floor: raw.polledAt, done: {} } } : sessions;
+	return { ...sessions, ...restarted };
+}
+
+/** The stored windows kept at the top of the state (the request list's), each checked by its module; null when one is malformed. */
+function readTopWindows(raw: Record<string, unknown>, lists: StateExpectation['lists'], from: Start): Record<string, unknown> | null {
+	const windows: Record<string, unknown> = {};
+	for (const kind of windowsOfList('requests')) {
+		const stored = raw[kind.name] === undefined ? undefined : kind.read(raw[kind.name]);
+		if (raw[kind.name] !== undefined && !stored) return null;
+		// A list the selected events no longer read is dropped; one they read now starts at the last poll.
+		const window = lists[kind.list as ListName] ? (stored ?? kind.start?.(from)) : undefined;
+		if (window) windows[kind.name] = window;
+	}
+	return windows;
 }
 
 /**
@@ -60,13 +87,12 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 	const fromLegacy = legacy !== undefined && raw.fp === legacy.fingerprint;
 	if (raw.fp !== expect.fingerprint && !fromLegacy) return undefined;
 	if (!isMs(raw.since) || !isMs(raw.polledAt) || !isMs(raw.skewMs)) return undefined;
-	const storedSessions = raw.sessions === undefined ? undefined : readSessions(raw.sessions);
-	const storedRequests = raw.requests === undefined ? undefined : readWindow(raw.requests);
-	if ((raw.sessions !== undefined && !storedSessions) || (raw.requests !== undefined && !storedRequests)) return undefined;
+	const storedSessions = raw.sessions === undefined ? undefined : readSessionList(raw.sessions);
+	if (raw.sessions !== undefined && !storedSessions) return undefined;
+	const top = readTopWindows(raw, lists, { polledAt: raw.polledAt, abandonedAfterMs: selection?.abandonedAfterMs ?? 0 });
 	const sessions = sessionsFor(storedSessions, { polledAt: raw.polledAt, ev: raw.ev }, expect);
-	if (sessions === null) return undefined;
-	const requests = lists.requests ? (storedRequests ?? { floor: raw.polledAt, done: {} }) : undefined;
-	const updates = readUpdates(raw.updates, lists);
+	if (top === null || sessions === null) return undefined;
+	const memories = readEventMemories(raw, lists);
 	const key = fromLegacy ? legacy.key : isShortText(raw.key) ? raw.key : undefined;
 	const ref = isShortText(raw.ref) ? raw.ref : undefined;
 	const bu = isShortText(raw.bu) ? raw.bu : undefined;
@@ -81,54 +107,25 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 		polledAt: raw.polledAt,
 		skewMs: raw.skewMs,
 		...(sessions ? { sessions } : {}),
-		...(requests ? { requests } : {}),
-		...(updates ? { updates } : {}),
-	};
-}
-
-function decodeWindow(state: WindowState): WindowMemory {
-	const { done, ...rest } = state;
-	return { ...rest, done: KeySet.decode(done) };
-}
-
-function decodeHeld(state: HeldState): HeldMemory {
-	const { codes, ...window } = state;
-	return { ...decodeWindow(window), codes: KeySet.decode(codes) };
-}
-
-/**
- * The customers' memories, kept whatever the options (each expires by its own retention): turning an
- * option off and on again loses nothing it had remembered.
- */
-function decodeCustomers(sessions: Pick<SessionsState, 'seen' | 'booked' | 'reminded' | 'shared'>): CustomerMemories {
-	return {
-		seen: SeenMemory.decode(sessions.seen),
-		booked: BookedMemory.decode(sessions.booked),
-		reminded: RemindedMemory.decode(sessions.reminded),
-		shared: SeenMemory.decode(sessions.shared),
-	};
-}
-
-function decodeSessions(state: SessionsState): SessionMemory {
-	return {
-		completions: decodeWindow(state.completions),
-		horizon: decodeWindow(state.horizon),
-		...(state.held ? { held: decodeHeld(state.held) } : {}),
-		checkpoints: state.checkpoints.map(([time, length]): [number, number] => [time, length]),
-		customers: decodeCustomers(state),
+		...top,
+		...memories,
 	};
 }
 
 /** The memory of a state `readState` accepted. */
 export function decodeMemory(state: TriggerState, settings: TriggerSettings): TriggerMemory {
+	const stored = state as unknown as Record<string, unknown>;
+	const windows: Record<string, WindowMemory> = {};
+	for (const kind of windowsOfList('requests')) if (stored[kind.name] !== undefined) windows[kind.name] = kind.decode(stored[kind.name] as never);
+	const sessionList = state.sessions && decodeSessionList(state.sessions);
 	return {
 		label: { fingerprint: state.fp, key: state.key, ref: state.ref, events: state.ev, baseUrl: state.bu },
 		since: state.since,
 		polledAt: state.polledAt,
 		skewMs: state.skewMs,
-		...(state.sessions ? { sessions: decodeSessions(state.sessions) } : {}),
-		...(state.requests ? { requests: decodeWindow(state.requests) } : {}),
-		...(settings.events.requestUpdated ? { updates: UpdatesMemory.decode(state.updates) } : {}),
+		windows: { ...windows, ...sessionList?.windows },
+		...(sessionList ? { sessions: sessionList.sessions } : {}),
+		events: Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(state[kind.memory.slot])]] : []))),
 	};
 }
 
@@ -152,30 +149,18 @@ export function readMemory(raw: unknown, input: { expect: StateExpectation; sett
 	return other ? { carried: decodeCustomers(other) } : {};
 }
 
-function encodeWindow(memory: WindowMemory): WindowState {
-	const { done, ...rest } = memory;
-	return { ...rest, done: done.encode() };
-}
-
-function encodeSessions(memory: SessionMemory): SessionsState {
-	const { seen, booked, reminded, shared } = memory.customers;
-	const packed = { booked: booked.encode(), reminded: reminded.encode(), shared: shared.encode() };
-	const held = memory.held && { ...encodeWindow(memory.held), codes: memory.held.codes.encode() };
-	return {
-		completions: encodeWindow(memory.completions),
-		horizon: encodeWindow(memory.horizon),
-		...(held ? { held } : {}),
-		checkpoints: memory.checkpoints,
-		seen: seen.encode(),
-		...(Object.keys(packed.booked).length > 0 ? { booked: packed.booked } : {}),
-		...(Object.keys(packed.reminded).length > 0 ? { reminded: packed.reminded } : {}),
-		...(Object.keys(packed.shared).length > 0 ? { shared: packed.shared } : {}),
-	};
-}
-
 /** The static data of a memory, once, at the end of a poll. */
 export function writeMemory(memory: TriggerMemory): TriggerState {
 	const { label } = memory;
+	const stored: Record<string, unknown> = {};
+	for (const kind of windowsOfList('requests')) {
+		const window = memory.windows[kind.name];
+		if (window) stored[kind.name] = kind.encode(window);
+	}
+	for (const kind of EVENT_KINDS) {
+		const own = kind.memory && memory.events[kind.memory.slot];
+		if (kind.memory && own !== undefined) stored[kind.memory.slot] = kind.memory.encode(own, memory.polledAt);
+	}
 	return {
 		v: STATE_VERSION,
 		fp: label.fingerprint,
@@ -186,8 +171,7 @@ export function writeMemory(memory: TriggerMemory): TriggerState {
 		since: memory.since,
 		polledAt: memory.polledAt,
 		skewMs: memory.skewMs,
-		...(memory.sessions ? { sessions: encodeSessions(memory.sessions) } : {}),
-		...(memory.requests ? { requests: encodeWindow(memory.requests) } : {}),
-		...(memory.updates ? { updates: memory.updates.encode(memory.updates.from ?? memory.polledAt) } : {}),
+		...(memory.sessions ? { sessions: encodeSessionList(memory.windows, memory.sessions) } : {}),
+		...stored,
 	};
 }

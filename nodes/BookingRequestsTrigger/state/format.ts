@@ -1,18 +1,13 @@
 /**
- * The trigger's state as n8n stores it (workflow static data): its shape and its checks. JSON-safe, no
- * API key, no id or contact in clear. codec.ts reads it into the memory the rules use and writes it
- * back; nothing else reads or writes this shape.
+ * The trigger's state as n8n stores it (workflow static data): its shape. JSON-safe, no API key, no id
+ * or contact in clear. codec.ts reads it into the memory the rules use and writes it back; each part
+ * is checked and encoded by what owns it: a window by its module (windows/, stored.ts), the session
+ * list's part by sessionList.ts, an event's own memory by its event (events/).
  *
- * Per window of a list (model/windows.ts):
- * - `floor`: every item at or below this timestamp has been handled;
- * - `done`: ids (hashed) handled ABOVE the floor: rows at the newest timestamps that a late commit
- *   could still join, and part of a tie group too large for one poll. Pruned as soon as the floor
- *   passes them, so its size does not grow with traffic;
- * - `tie`: set while a tie group larger than one poll is drained from its bottom up;
- * - `below`: where the floor sits in the list, counted from the end (stable when items are added at
- *   the top); `deeper` when only a bound is known (a search starts there).
- * Sessions also keep `checkpoints` ([server time, list length] of recent polls), the customers'
- * memories (hashed: memory/) and, while a backlog is drained, `held` (open drafts passed early).
+ * Per list: the request list's window at the top (`requests`); the session list's windows inside
+ * `sessions`, with `checkpoints` ([server time, list length] of recent polls) and the customers'
+ * memories (hashed: customers.ts, seen.ts). Each event's own memory in its slot (events/*: `memory`):
+ * Request Updated's records in `updates`.
  *
  * Versions: v1 (capped id lists) is read as no state (a new start); v2 (windows and the seen memory) is
  * read as v3 with empty customer memories; v3 adds the customer memories. Request Updated's records
@@ -20,36 +15,18 @@
  * records without one.
  */
 import { timestampMs } from '../../shared/utils';
-import type { PackedDays } from '../memory/customers';
-import { isPackedBooked, isPackedReminded } from '../memory/customers';
-import type { PackedKeys } from '../memory/keySet';
-import { isPackedCodes } from '../memory/keySet';
-import type { UpdatesState } from '../memory/requests/records';
-import type { PackedSeen } from '../memory/seen';
+import type { RequestWindowsState, SessionWindowsState } from '../windows';
+import type { PackedDays } from './customers';
+import type { Checkpoint } from './decoded';
+import type { PackedSeen } from './seen';
 
 export const STATE_VERSION = 3;
 
 /** Key of the trigger's state inside the node's static data. */
 export const STATE_KEY = 'bookingRequestsTrigger';
 
-export interface WindowState {
-	floor: number;
-	done: PackedKeys;
-	tie?: number;
-	below?: number;
-	deeper?: number;
-}
-
-export interface HeldState extends WindowState {
-	codes: PackedKeys;
-	topBelow?: number;
-}
-
-export interface SessionsState {
-	completions: WindowState;
-	horizon: WindowState;
-	held?: HeldState;
-	checkpoints: Array<[number, number]>;
+export interface SessionsState extends SessionWindowsState {
+	checkpoints: Checkpoint[];
 	/** Sessions seen abandoned (hashed, by day). */
 	seen: PackedSeen;
 	/** Customers who booked; absent when empty. */
@@ -60,7 +37,7 @@ export interface SessionsState {
 	shared?: PackedSeen;
 }
 
-export interface TriggerState {
+export interface TriggerState extends RequestWindowsState {
 	v: typeof STATE_VERSION;
 	/** Fingerprint of what the state is about (form filter, Base URL). Another value: a new start. */
 	fp: string;
@@ -76,93 +53,9 @@ export interface TriggerState {
 	polledAt: number;
 	skewMs: number;
 	sessions?: SessionsState;
-	requests?: WindowState;
-	updates?: UpdatesState;
+	/** Each selected event's own memory, under its slot (events/*: `memory`). */
+	[slot: string]: unknown;
 }
 
 /** Milliseconds of an API timestamp (ISO, or epoch ms); null when missing or unreadable. */
 export const timeOf = timestampMs;
-
-export function isShortText(value: unknown): value is string {
-	return typeof value === 'string' && value.length > 0 && value.length <= 64;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export const isMs = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-
-const isCount = (value: unknown) => value === undefined || (Number.isInteger(value) && (value as number) >= 0);
-
-function readPacked(raw: unknown, keyIsValid: (key: string) => boolean, valueIsValid: (value: unknown) => value is string = isPackedCodes): Record<string, string> | undefined {
-	if (!isRecord(raw)) return undefined;
-	const out: Record<string, string> = {};
-	for (const [key, value] of Object.entries(raw)) {
-		if (!keyIsValid(key) || !valueIsValid(value)) return undefined;
-		out[key] = value;
-	}
-	return out;
-}
-
-const isMsKey = (key: string) => /^-?\d+$/.test(key) && Number.isSafeInteger(Number(key));
-const isDayKey = isMsKey;
-
-export function readWindow(raw: unknown): WindowState | undefined {
-	if (!isRecord(raw) || !isMs(raw.floor)) return undefined;
-	const done = readPacked(raw.done, isMsKey);
-	if (!done) return undefined;
-	if (raw.tie !== undefined && !isMs(raw.tie)) return undefined;
-	if (!isCount(raw.below) || !isCount(raw.deeper)) return undefined;
-	return {
-		floor: raw.floor,
-		done,
-		...(raw.tie !== undefined ? { tie: raw.tie as number } : {}),
-		...(raw.below !== undefined ? { below: raw.below as number } : {}),
-		...(raw.deeper !== undefined ? { deeper: raw.deeper as number } : {}),
-	};
-}
-
-function readCheckpoints(raw: unknown): Array<[number, number]> | undefined {
-	if (!Array.isArray(raw)) return undefined;
-	const checkpoints: Array<[number, number]> = [];
-	for (const entry of raw as unknown[]) {
-		if (!Array.isArray(entry) || entry.length !== 2 || !isMs(entry[0]) || !Number.isInteger(entry[1]) || entry[1] < 0) return undefined;
-		checkpoints.push([entry[0], entry[1] as number]);
-	}
-	return checkpoints;
-}
-
-/** The held drafts; null when present but malformed. */
-function readHeld(raw: unknown): HeldState | undefined | null {
-	if (raw === undefined) return undefined;
-	const window = readWindow(raw);
-	const codes = isRecord(raw) ? readPacked(raw.codes, isMsKey) : undefined;
-	const topBelow = isRecord(raw) ? raw.topBelow : undefined;
-	if (!window || !codes || !isCount(topBelow)) return null;
-	return { ...window, codes, ...(topBelow !== undefined ? { topBelow: topBelow as number } : {}) };
-}
-
-export function readSessions(raw: unknown): SessionsState | undefined {
-	if (!isRecord(raw)) return undefined;
-	const completions = readWindow(raw.completions);
-	const horizon = readWindow(raw.horizon);
-	const seen = readPacked(raw.seen, isDayKey);
-	const checkpoints = readCheckpoints(raw.checkpoints);
-	const held = readHeld(raw.held);
-	if (!completions || !horizon || !seen || !checkpoints || held === null) return undefined;
-	const booked = raw.booked === undefined ? {} : readPacked(raw.booked, isDayKey, isPackedBooked);
-	const reminded = raw.reminded === undefined ? {} : readPacked(raw.reminded, isDayKey, isPackedReminded);
-	const shared = raw.shared === undefined ? {} : readPacked(raw.shared, isDayKey);
-	if (!booked || !reminded || !shared) return undefined;
-	return {
-		completions,
-		horizon,
-		...(held ? { held } : {}),
-		checkpoints,
-		seen,
-		...(Object.keys(booked).length > 0 ? { booked } : {}),
-		...(Object.keys(reminded).length > 0 ? { reminded } : {}),
-		...(Object.keys(shared).length > 0 ? { shared } : {}),
-	};
-}

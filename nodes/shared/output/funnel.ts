@@ -1,4 +1,7 @@
+import type { IDataObject } from 'n8n-workflow';
+
 import type { BookingRequest, BookingSession } from '../types';
+import { simplifyRequest } from './request';
 import { timestampMs } from '../utils';
 import { recordOrEmpty } from './values';
 
@@ -28,4 +31,13 @@ export function minutesToBook(session: BookingSession, request: BookingRequest |
 	const booked = timestampMs(request.created_at);
 	if (firstSave === null || booked === null || booked < firstSave) return null;
 	return Math.floor((booked - firstSave) / 60_000);
+}
+
+/**
+ * What "Include Booking Request" adds to a completed session's item (Get Many sessions and the trigger's
+ * Session Completed): `minutes_to_book`, and `request`, simplified or raw following Simplify (null when
+ * the API no longer has it).
+ */
+export function includedRequest(session: BookingSession, request: BookingRequest | null, simplify: boolean): IDataObject {
+	return { minutes_to_book: minutesToBook(session, request), request: request === null ? null : simplify ? simplifyRequest(request) : (request as IDataObject) };
 }

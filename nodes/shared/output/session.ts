@@ -9,8 +9,24 @@ import { recordOrEmpty, stringList, textOrNull, valueOrNull } from './values';
  * action node's Booking Session → Get Many and the trigger's session events share these fields.
  */
 
+/**
+ * The id of the booking request a session turned into; null while the session is abandoned. The
+ * contract gives a uuid or null; an empty or blank id names no request, so it counts as none.
+ */
+export function requestIdOf(session: object): string | null {
+	return textOrNull((session as { request_id?: unknown }).request_id);
+}
+
+/**
+ * Whether a session is completed (it has its booking request): the one rule, for the action node's
+ * Status and Include Booking Request and for the trigger's events.
+ */
+export function isCompleted(session: object): boolean {
+	return requestIdOf(session) !== null;
+}
+
 export function sessionStatus(session: BookingSession): 'abandoned' | 'completed' {
-	return textOrNull(session.request_id) === null ? 'abandoned' : 'completed';
+	return isCompleted(session) ? 'completed' : 'abandoned';
 }
 
 export interface DraftContact {

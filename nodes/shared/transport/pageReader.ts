@@ -9,10 +9,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGES } from '../constants';
+import type { PageRead } from '../pages';
+import { isLastPage } from '../pages';
 import { isRecord } from '../utils';
 import { toNodeApiError } from './errors';
 import type { ApiContext } from './request';
 import { apiRequest, resolveTarget } from './request';
+
+// The page shape and the end rules are pure (shared/pages.ts); readers import them from here too.
+export type { PageRead } from '../pages';
+export { isLastPage } from '../pages';
 
 export interface ApiItem {
 	id: string;
@@ -103,19 +109,6 @@ export function parseListPage<T extends ApiItem>(body: unknown, where: string): 
 	return { items, perPage: wholeNumber(pagination.per_page, 1), total: wholeNumber(pagination.total, 0) };
 }
 
-/** One page as read: validated items, the page size the server used, its total and its clock. */
-export interface PageRead<T> {
-	/** The page number asked for. */
-	page: number;
-	items: T[];
-	/** The server's `per_page` (the one asked for when the server did not say). */
-	perPage: number;
-	/** The server's `total`, when it sent a readable one. */
-	total?: number;
-	/** The server's clock at the answer (HTTP `Date` header), when it sent one. */
-	serverDate?: number;
-}
-
 export interface PageReadOptions {
 	/** Time budget (Date.now() clock): see deadline.ts. */
 	deadline?: number;
@@ -150,23 +143,6 @@ export async function readPage<T extends ApiItem>(ctx: ApiContext, path: string,
 /** The problem of a page that brings only ids the pages read just before it already had. */
 export function repeatedPageProblem(path: string, page: number): string {
 	return `page ${page} of ${path} repeated only items of earlier pages; the server may ignore the "page" parameter`;
-}
-
-/**
- * Whether `page` is the last page of the list (pure; the one set of end rules):
- * - an empty page;
- * - with a plausible `total` (not below what was already received): `page * per_page` reached it AND as
- *   many distinct ids as `total` were received — counting the pages above the first one read as full
- *   (`above`) — so a `per_page` the server misreports, or items that shifted, cost at most one more
- *   call instead of silently missing items;
- * - without a plausible `total`: a short page.
- */
-export function isLastPage(page: PageRead<unknown>, distinctReceived: number, above = 0): boolean {
-	if (page.items.length === 0) return true;
-	const received = above + distinctReceived;
-	const total = page.total !== undefined && page.total >= received ? page.total : undefined;
-	if (total !== undefined) return page.page * page.perPage >= total && received >= total;
-	return page.items.length < page.perPage;
 }
 
 export interface PageSequenceOptions extends PageReadOptions {

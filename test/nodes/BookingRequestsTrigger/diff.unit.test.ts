@@ -75,6 +75,19 @@ describe('baseline (first activation)', () => {
 });
 
 describe('session abandoned', () => {
+	it('a blank request_id names no request: the session is open, reported abandoned once idle, never completed', async () => {
+		const world = new World();
+		const runner = new Runner(world, makeSettings());
+		await runner.poll();
+		world.advance(MIN);
+		const session = world.start({ request_id: '  ' });
+		world.advance(MIN);
+		expect((await runner.poll()).events).toEqual([]);
+		world.advance(DELAY);
+		expect((await runner.poll()).ids).toEqual([abandonedId(session)]);
+		expect(runner.count('session.completed')).toBe(0);
+	});
+
 	it('fires exactly when the delay has passed, not a millisecond earlier, once', async () => {
 		const world = new World();
 		const runner = new Runner(world, makeSettings());

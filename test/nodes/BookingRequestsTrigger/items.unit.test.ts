@@ -1,14 +1,15 @@
 /**
- * items.ts as a pure function of (events, options, form names): no n8n, no API.
+ * The items (poll/items.ts, output/itemFields.ts) as a pure function of (events, options, form names): no n8n, no API.
  */
-import { idleMinutes, keepsEvent, needsRequest } from '../../../nodes/BookingRequestsTrigger/output/items';
+import { pickSamples } from '../../../nodes/BookingRequestsTrigger/events';
+import { idleMinutes, needsRequest } from '../../../nodes/BookingRequestsTrigger/output/itemFields';
 import { shapeItems } from '../../../nodes/BookingRequestsTrigger/poll/items';
-import type { ItemOptions } from '../../../nodes/BookingRequestsTrigger/output/items';
-import type { TriggerEvent } from '../../../nodes/BookingRequestsTrigger/model/event';
-import { FORM_A, MIN, T0, iso, makeRequest, makeSession } from '../../support/triggerWorld';
+import type { ItemOptions } from '../../../nodes/BookingRequestsTrigger/output/itemFields';
+import type { TriggerEvent } from '../../../nodes/BookingRequestsTrigger/events';
+import { FORM_A, MIN, T0, iso, makeRequest, makeSession, makeSettings } from '../../support/triggerWorld';
 
 const NOW = T0 + 120 * MIN;
-const SIMPLE: ItemOptions = { simplify: true, includeRequest: false, onlyWithEmail: false, now: NOW };
+const SIMPLE: ItemOptions = { simplify: true, includeRequest: false, now: NOW };
 const RAW: ItemOptions = { ...SIMPLE, simplify: false };
 const NAMES = new Map([[FORM_A, 'Spring cleaning']]);
 
@@ -86,11 +87,24 @@ describe('simplified session events', () => {
 		const keys = Object.keys(plain.json);
 		expect(keys.slice(keys.indexOf('recovered'), keys.indexOf('recovered') + 3)).toEqual(['recovered', 'recovered_from_session_id', 'minutes_to_recover']);
 		expect(plain.json).not.toHaveProperty('request');
+		expect(plain.json).not.toHaveProperty('minutes_to_book');
 		const [withRequest] = shapeItems([event], { ...SIMPLE, includeRequest: true }, NAMES);
 		expect(withRequest.json.request).toMatchObject({ id: request.id, email: 'ada@example.com', intake_answers: [] });
+		// a booking without a saved draft has no first save: no minutes to book (as Get Many sessions)
+		expect(withRequest.json.minutes_to_book).toBeNull();
 		const [missing] = shapeItems([{ ...event, request: undefined }], { ...SIMPLE, includeRequest: true }, NAMES);
 		expect(missing.json.request).toBeNull();
 		expect(missing.json.email).toBeNull();
+	});
+
+	test('Include Booking Request: minutes_to_book from the first save to the booking, before request, as Get Many sessions has them', () => {
+		const session = makeSession({ data: draft, created_at: iso(NOW - 80 * MIN), updated_at: iso(NOW - 3 * MIN) });
+		const request = makeRequest({ created_at: iso(NOW - 3 * MIN) });
+		const completed: TriggerEvent = { event: 'session.completed', eventId: 'm', at: NOW - 3 * MIN, session: { ...session, request_id: request.id }, request, recovered: false };
+		const [item] = shapeItems([completed], { ...SIMPLE, includeRequest: true }, NAMES);
+		expect(item.json.minutes_to_book).toBe(77);
+		const keys = Object.keys(item.json);
+		expect(keys.slice(-2)).toEqual(['minutes_to_book', 'request']);
 	});
 
 	test('the draft\'s own contact wins over the request\'s', () => {
@@ -147,6 +161,7 @@ describe('raw mode keeps the API object', () => {
 			recovered: false,
 			recovered_from_session_id: null,
 			minutes_to_recover: null,
+			minutes_to_book: 0,
 			request,
 		});
 		const recovered: TriggerEvent = { ...completed, recovered: true, recoveredFromSessionId: 'earlier', minutesToRecover: 95 };
@@ -155,20 +170,19 @@ describe('raw mode keeps the API object', () => {
 	});
 });
 
-describe('"Only Sessions With an E-mail"', () => {
+describe('"Only Sessions With an E-mail": decided once, by Session Abandoned (its rule and its samples), not by the items', () => {
 	const withEmail = abandonedEvent();
 	const noEmail = abandonedEvent({ data: { zip: '1', contact: { firstname: 'Nomail' } } });
 	const blankEmail = abandonedEvent({ data: { contact: { email: '   ' } } });
 	const request = makeRequest();
 	const completedNoDraft: TriggerEvent = { event: 'session.completed', eventId: 'c', at: NOW, session: makeSession({ data: {}, request_id: request.id }) };
 
-	test('off (default): every event; on: abandoned sessions without an e-mail are left out, other events stay', () => {
-		const events = [withEmail, noEmail, blankEmail, completedNoDraft];
-		expect(shapeItems(events, SIMPLE, NAMES)).toHaveLength(4);
-		const kept = shapeItems(events, { ...SIMPLE, onlyWithEmail: true }, NAMES).map((item) => item.json.event_id);
-		expect(kept).toEqual([withEmail.eventId, 'c']);
-		expect(events.map((event) => keepsEvent(event, { onlyWithEmail: true }))).toEqual([true, false, false, true]);
-		expect(shapeItems(events, { ...RAW, onlyWithEmail: true }, NAMES)).toHaveLength(2);
+	test('off (default): samples of every session; on: abandoned sessions without an e-mail are left out, other events stay; the items keep every event they get', () => {
+		const sessions = [withEmail, noEmail, blankEmail, completedNoDraft].map((event) => event.session!);
+		const sampled = (onlyWithEmail: boolean) => pickSamples(sessions, [], NOW, makeSettings({ onlyWithEmail })).map((event) => event.session!.id);
+		expect(sampled(false)).toEqual([withEmail.session!.id, noEmail.session!.id, blankEmail.session!.id, completedNoDraft.session!.id]);
+		expect(sampled(true)).toEqual([withEmail.session!.id, completedNoDraft.session!.id]);
+		expect(shapeItems([withEmail, noEmail, blankEmail, completedNoDraft], SIMPLE, NAMES)).toHaveLength(4);
 	});
 });
 

@@ -3,7 +3,7 @@
  * Booked, small call budgets and lost saves, judged by the oracle of test/support/retargetRuns.ts.
  */
 import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
-import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/memory/seen';
+import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/state/seen';
 import type { Options } from '../../support/retargetRuns';
 import { checkOracleRun } from '../../support/retargetRuns';
 

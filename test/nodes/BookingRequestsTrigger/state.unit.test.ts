@@ -3,8 +3,8 @@
  * back, checkpoints, and the server's time.
  */
 import { PollClock } from '../../../nodes/BookingRequestsTrigger/poll/budget';
-import { CODE_LENGTH, KeySet, codeOf } from '../../../nodes/BookingRequestsTrigger/memory/keySet';
-import { DAY_MS, SEEN_LIMIT, SEEN_RETENTION_DAYS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/memory/seen';
+import { CODE_LENGTH, KeySet, codeOf } from '../../../nodes/BookingRequestsTrigger/state/keySet';
+import { DAY_MS, SEEN_LIMIT, SEEN_RETENTION_DAYS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/state/seen';
 import { serverNow } from '../../../nodes/BookingRequestsTrigger/poll/budget';
 import { MAX_CHECKPOINTS, pruneCheckpoints } from '../../../nodes/BookingRequestsTrigger/rules/next';
 import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';

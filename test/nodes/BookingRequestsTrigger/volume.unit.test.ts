@@ -3,7 +3,7 @@
  * durable poll scheduler ≈ 30 calls at 1 call/s): nothing lost, nothing twice, oldest first across
  * polls, every poll within its budget, and the state size. Prints one line per scenario.
  */
-import { needsRequest } from '../../../nodes/BookingRequestsTrigger/output/items';
+import { needsRequest } from '../../../nodes/BookingRequestsTrigger/output/itemFields';
 import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
 import { MIN, Runner, World, iso, makeSettings } from '../../support/triggerWorld';

@@ -1,13 +1,13 @@
 /**
  * What a run of pages proves about a window (windows.ts), and the planner's small pure helpers.
  */
-import { KeySet } from '../../../nodes/BookingRequestsTrigger/memory/keySet';
+import { KeySet } from '../../../nodes/BookingRequestsTrigger/state/keySet';
 import { pollNow } from '../../../nodes/BookingRequestsTrigger/model/pages';
 import { shareBudget } from '../../../nodes/BookingRequestsTrigger/planner';
 import type { ListItem, PageObservation } from '../../../nodes/BookingRequestsTrigger/model/pages';
-import type { Window } from '../../../nodes/BookingRequestsTrigger/model/windows';
+import type { Window } from '../../../nodes/BookingRequestsTrigger/windows/window';
 import { readBounds, runsOf } from '../../../nodes/BookingRequestsTrigger/model/pages';
-import { coverageByRun, coverageOf } from '../../../nodes/BookingRequestsTrigger/model/windows';
+import { coverageByRun, coverageOf } from '../../../nodes/BookingRequestsTrigger/windows/coverage';
 import { T0, iso } from '../../support/triggerWorld';
 
 let seq = 0;
@@ -24,10 +24,10 @@ function page(number: number, offsets: Array<number | null>, total = 100, server
 		seq: seq++,
 	};
 }
-const window = (lo: number, hi = Infinity, extra: Partial<Window> = {}): Window => ({
+const window = (floor: number, hi = Infinity, extra: Partial<Window> = {}): Window => ({
 	name: 'requests',
 	list: 'requests',
-	lo: T0 + lo * 1000,
+	floor: T0 + floor * 1000,
 	hi: hi === Infinity ? Infinity : T0 + hi * 1000,
 	offset: 0,
 	done: new KeySet(),
@@ -62,7 +62,7 @@ describe('coverage of a window by a run', () => {
 		expect(coverageByRun(window(0), { list: 'requests', pages: [page(1, [50, 40, 30, 20, 10], 5)] })!.stop).toBeUndefined();
 	});
 
-	it('a run starting deeper covers only what lies below its first page\'s top item: (lo, top − 1 ms]', () => {
+	it('a run starting deeper covers only what lies below its first page\'s top item: (floor, top − 1 ms]', () => {
 		const run = { list: 'requests' as const, pages: [page(4, [30, 30, 25, 20, 15]), page(5, [12, 11, 10, 9, 8])] };
 		const coverage = coverageByRun(window(10), run)!;
 		expect(coverage.complete).toBe(false);

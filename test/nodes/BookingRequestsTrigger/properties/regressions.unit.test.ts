@@ -6,7 +6,7 @@
  * The first group are edges of the README's rules that the oracle had to learn (the trigger was right);
  * the others failed on the code of their day and pass since its fix (or the documented rule).
  */
-import type { TriggerEvent } from "../../../../nodes/BookingRequestsTrigger/model/event";
+import type { TriggerEvent } from "../../../../nodes/BookingRequestsTrigger/events";
 import type { Program } from "../../../support/triggerProgram";
 import { runProgram } from "../../../support/triggerProgram";
 import { judge } from "../../../support/triggerOracle";

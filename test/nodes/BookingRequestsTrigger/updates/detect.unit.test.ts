@@ -1,15 +1,16 @@
 /**
  * Request Updated's detection as a pure function of (records, pages read, passed, activation, now,
- * settings): updates/detect.ts with the records of updates/records.ts encoded and decoded between
+ * settings): events/requestUpdated/changes.ts with the records of records.ts encoded and decoded between
  * polls as the static data would be. The node over HTTP: requestUpdated.test.ts.
  */
 import type { BookingRequest } from '../../../../nodes/shared/types';
-import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestChanges';
-import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestChanges';
+import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
+import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
+import { updatedEventId } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated';
 import type { UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/model/settings';
-import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';
-import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/memory/requests/records';
-import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/memory/requests/contactSeal';
+import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
+import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
+import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/contactSeal';
 import type { PageObservation } from '../../../../nodes/BookingRequestsTrigger/model/pages';
 import { makeRequest } from '../../../support/triggerWorld';
 
@@ -38,13 +39,14 @@ class Watcher {
 	state: UpdatesState | undefined;
 	constructor(public settings: UpdateSettings = ALL) {}
 
-	poll(pages: PageObservation[], now: number, passed: (r: BookingRequest) => boolean = () => true): RequestChange[] {
+	/** The changes of one poll, each with its event id (index.ts `updatedEventId` names a change by its version). */
+	poll(pages: PageObservation[], now: number, passed: (r: BookingRequest) => boolean = () => true): Array<Omit<RequestChange, 'version'> & { eventId: string }> {
 		const memory = UpdatesMemory.decode(this.state);
 		const from = memory.from ?? now;
-		const { changes } = detectUpdates({ memory, pages, passed, since: from, now, baseline: memory.from === undefined, settings: this.settings });
-		this.state = JSON.parse(JSON.stringify(memory.encode(from))) as UpdatesState;
+		const { changes, memory: next } = detectUpdates({ memory, pages, passed, since: from, now, baseline: memory.from === undefined, settings: this.settings });
+		this.state = JSON.parse(JSON.stringify(next.encode(from))) as UpdatesState;
 		expect(isUpdatesState(this.state)).toBe(true);
-		return changes;
+		return changes.map(({ version, ...change }) => ({ ...change, eventId: updatedEventId(change.request.id, version) }));
 	}
 }
 

@@ -4,17 +4,17 @@
  * list (`values`), and where the rotation over older pages goes on (`cursor`). Bounded by "Watch the
  * Newest (Requests)" (at most 5,000 records). Pure and JSON-safe; decoded once per poll, encoded once.
  *
- * A record: id code (8, keySet.ts `codeOf`) · rank (5: the request's place counted from the END of the
+ * A record: id code (8, state/keySet.ts `codeOf`) · rank (5: the request's place counted from the END of the
  * list, stable while requests are added at the top) · updated_at ms (7, or `.`) · status and lead
  * status (3 each: an index in `values`, or `.`) · completed_at (7: ms or `#` + a hash, or `.`) · notes
  * hash (4, or `.`) · the sealed contact (contactSeal.ts; empty when not known) · `~` and the change
  * chain (6) when the record has one: the link that names a change made without moving `updated_at`
- * (events/requestChanges.ts), so that a flip back and forth gets a new id each time.
+ * (changes.ts), so that a flip back and forth gets a new id each time.
  */
-import { decodeNumber, encodeNumber } from '../numbers';
-import { codeOf } from '../keySet';
+import { decodeNumber, encodeNumber } from '../../state/numbers';
+import { codeOf } from '../../state/keySet';
 import { unseal } from './contactSeal';
-import type { Contact, Watched } from './watched';
+import type { Contact, Watched } from './fields';
 
 export interface UpdatesState {
 	/** Server time Request Updated started watching (its first poll remembers without reporting). */
@@ -66,6 +66,15 @@ export class UpdatesMemory {
 	/** Undefined for a memory that starts in this poll. */
 	from: number | undefined;
 	private readonly records = new Map<string, WatchedRecord>();
+
+	/** A copy to change (the memory a poll starts from is never changed). */
+	clone(): UpdatesMemory {
+		const copy = new UpdatesMemory();
+		copy.cursor = this.cursor;
+		copy.from = this.from;
+		for (const [code, record] of this.records) copy.records.set(code, record);
+		return copy;
+	}
 
 	static decode(state: UpdatesState | undefined): UpdatesMemory {
 		const memory = new UpdatesMemory();

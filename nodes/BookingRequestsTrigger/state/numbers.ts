@@ -1,6 +1,6 @@
 /**
  * Whole numbers in a fixed width of base64url characters, for the compact records of the trigger's
- * state (customers.ts, requests/records.ts): JSON-safe, and 7 characters hold any millisecond
+ * state (customers.ts, events/requestUpdated/records.ts): JSON-safe, and 7 characters hold any millisecond
  * timestamp up to the year 2109.
  */
 export const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

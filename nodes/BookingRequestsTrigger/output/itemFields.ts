@@ -9,15 +9,20 @@ import type { DraftContact } from '../../shared/output/session';
 import { draftContact, hasEmail, requestContact, sessionFields } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import { timestampMs } from '../../shared/utils';
-import type { TriggerEvent } from '../model/event';
+import type { EventBase } from '../model/event';
+
+/** The fields of a simplified session event (docs/booking-requests-trigger.md). */
+export const SESSION_ITEM_FIELDS =
+	'event, event_id, session_id, request_id, status, form_id, form_name, step, email, first_name, last_name, phone, zip, address, scheduled_date, service_ids, source, utm_source, utm_medium, utm_campaign, referrer, page_url, created_at, updated_at, idle_minutes';
+
+/** The fields of a simplified request event. */
+export const REQUEST_ITEM_FIELDS = 'event, event_id, form_name and the simplified request of the action node';
 
 export interface ItemOptions {
 	/** "Simplify" (default on): one flat item per event; off: the raw API object plus `event`, `event_id`. */
 	simplify: boolean;
 	/** "Include Booking Request": completed sessions carry `request` (simplified or raw, following Simplify; null on 404). */
 	includeRequest: boolean;
-	/** "Only Sessions With an E-mail": abandoned sessions without an e-mail are left out. */
-	onlyWithEmail: boolean;
 	/** The poll's time on the API server's clock (ms): `idle_minutes` counts up to it. */
 	now: number;
 }
@@ -32,12 +37,6 @@ export type FormNames = ReadonlyMap<string, string | null>;
  */
 export function needsRequest(session: BookingSession, options: Pick<ItemOptions, 'simplify' | 'includeRequest'>): boolean {
 	return options.includeRequest || (options.simplify && !hasEmail(draftContact(session)));
-}
-
-/** "Only Sessions With an E-mail" applies to abandoned sessions only. */
-export function keepsEvent(event: TriggerEvent, options: Pick<ItemOptions, 'onlyWithEmail'>): boolean {
-	if (!options.onlyWithEmail || event.event !== 'session.abandoned' || !event.session) return true;
-	return hasEmail(draftContact(event.session));
 }
 
 /** The `Date` header's resolution (RFC 9110: whole seconds). */
@@ -79,7 +78,7 @@ function contactFor(session: BookingSession, request: BookingRequest | null | un
 }
 
 /** A session event's item: flat with Simplify (contact completed from `request` when given), else the raw session. */
-export function sessionItem(event: TriggerEvent, options: ItemOptions, formNames: FormNames, request?: BookingRequest | null): IDataObject {
+export function sessionItem(event: EventBase, options: ItemOptions, formNames: FormNames, request?: BookingRequest | null): IDataObject {
 	const session = event.session as BookingSession;
 	if (!options.simplify) return { ...session, event: event.event, event_id: event.eventId };
 	return {
@@ -92,7 +91,7 @@ export function sessionItem(event: TriggerEvent, options: ItemOptions, formNames
 }
 
 /** A request event's item: flat with Simplify, else the raw request; `event` and `event_id` either way. */
-export function requestItem(event: TriggerEvent, options: ItemOptions, formNames: FormNames): IDataObject {
+export function requestItem(event: EventBase, options: ItemOptions, formNames: FormNames): IDataObject {
 	const request = event.request as BookingRequest;
 	return options.simplify
 		? { event: event.event, event_id: event.eventId, ...withFormName(simplifyRequest(request), formNames) }

@@ -1,16 +1,16 @@
 /**
  * The earlier contact values of a watched request, kept so that Request Updated can say what they were
  * (`previous`), but never in clear: sealed with AES-256-CTR under a key derived from the request's id.
- * The state holds that id only as an 8-character hash (keySet.ts `codeOf`), so the static data alone
+ * The state holds that id only as an 8-character hash (state/keySet.ts `codeOf`), so the static data alone
  * does not reveal a name, e-mail or phone; whoever knows the id can read the request from the API anyway.
  *
- * The fields never hold the two separator characters (watched.ts `contactOf`). Sealed form (base64url): 4 random bytes (the counter block's start) + the encrypted text, whose first
+ * The fields never hold the two separator characters (fields.ts `contactOf`). Sealed form (base64url): 4 random bytes (the counter block's start) + the encrypted text, whose first
  * byte checks the key (a state edited by hand or a code collision reads back as "not known").
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
-import type { Contact } from './watched';
-import { CONTACT_FIELDS } from './watched';
+import type { Contact } from './fields';
+import { CONTACT_FIELDS } from './fields';
 
 const FIELD_SEPARATOR = '\u001f';
 const NULL_FIELD = '\u0000';

@@ -116,6 +116,13 @@ export class BookedMemory {
 		return memory;
 	}
 
+	/** A copy to change (a poll never changes the memory it starts from). */
+	clone(): BookedMemory {
+		const copy = new BookedMemory();
+		for (const [code, ms] of this.latest) copy.latest.set(code, ms);
+		return copy;
+	}
+
 	private addCode(code: string, ms: number): void {
 		const known = this.latest.get(code);
 		if (known === undefined || ms > known) this.latest.set(code, ms);
@@ -205,6 +212,13 @@ export class RemindedMemory {
 			}
 		}
 		return memory;
+	}
+
+	/** A copy to change (a poll never changes the memory it starts from; a reminder is never changed, only replaced). */
+	clone(): RemindedMemory {
+		const copy = new RemindedMemory();
+		for (const [code, reminder] of this.byCode) copy.byCode.set(code, reminder);
+		return copy;
 	}
 
 	/** Remembers a reported abandonment: for each of its keys, it replaces an older one. */

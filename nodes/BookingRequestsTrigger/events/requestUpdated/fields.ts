@@ -8,9 +8,19 @@ import { createHash } from 'node:crypto';
 import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
 
-/** "Fields to Watch": the option's values. `contact` stands for the four contact fields. */
-export const WATCH_GROUPS = ['status', 'lead_status', 'internal_notes', 'completed_at', 'contact'] as const;
-export type WatchGroup = (typeof WATCH_GROUPS)[number];
+/**
+ * "Fields to Watch": the option's values (all watched by default, in this order) and their names in the
+ * editor. `contact` stands for the four contact fields. The one list: the option and its check use it.
+ */
+export const WATCH_GROUP_NAMES = {
+	status: 'Status',
+	lead_status: 'Lead Status',
+	internal_notes: 'Internal Notes',
+	completed_at: 'Completed At',
+	contact: 'Contact (Name, E-Mail, Phone)',
+} as const;
+export type WatchGroup = keyof typeof WATCH_GROUP_NAMES;
+export const WATCH_GROUPS = Object.keys(WATCH_GROUP_NAMES) as WatchGroup[];
 
 export const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone'] as const;
 export type ContactField = (typeof CONTACT_FIELDS)[number];

@@ -36,6 +36,14 @@ export class SeenMemory {
 		return memory;
 	}
 
+	/** A copy to change (a poll never changes the memory it starts from). */
+	clone(): SeenMemory {
+		const copy = new SeenMemory();
+		for (const [day, codes] of this.days) copy.days.set(day, [...codes]);
+		for (const [code, day] of this.codes) copy.codes.set(code, day);
+		return copy;
+	}
+
 	has(id: string): boolean {
 		return this.codes.has(codeOf(id));
 	}

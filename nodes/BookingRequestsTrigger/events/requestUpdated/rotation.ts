@@ -7,9 +7,9 @@
  * Where the rotation stands is kept as a RANK (the place counted from the end of the list): requests
  * are only added at the top, so a rank does not move, and reading downward from it never skips one.
  */
-import type { ListView } from './listView';
-import { pageOf } from './listView';
-import type { Plan, ReadGate } from './search';
+import type { Plan, ReadGate } from '../../model/pages';
+import { pageOf } from '../../model/pages';
+import type { OwnReads } from '../kind';
 
 /** Calls a poll spends at most on the older pages of the watched range (docs/booking-requests-trigger.md: how often each request is checked). */
 export const WATCH_PAGES_PER_POLL = 10;
@@ -23,7 +23,7 @@ export interface WatchedReads {
  * Reads the older pages of the watched range; returns where the next poll goes on, or undefined when
  * the rotation did not move (nothing to read beyond page 1, or no call left).
  */
-export function* readWatched(view: ListView, gate: ReadGate, watchNewest: number, cursor: number | undefined): Plan<WatchedReads | undefined> {
+export function* readWatched(view: Pick<OwnReads, 'latestOfPage'>, gate: ReadGate, watchNewest: number, cursor: number | undefined): Plan<WatchedReads | undefined> {
 	const first = view.latestOfPage('requests', 1);
 	if (!first || first.total === undefined) return undefined;
 	const { perPage, total } = first;

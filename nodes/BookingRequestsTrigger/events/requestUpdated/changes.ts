@@ -1,7 +1,8 @@
 /**
  * Request Updated: which watched requests changed since this trigger last read them, as a
  * pure function of (the remembered records, the request pages read in this poll, which requests the
- * New Request part has passed, activation time, now, settings). The records are updated in place.
+ * New Request part has passed, activation time, now, settings) to (the changes, the records after this
+ * poll). The records given are not changed.
  *
  * Rules (docs/booking-requests-trigger.md "Request Updated"):
  * - Watched: a request whose place in the request list (newest first by `created_at`), as read, is
@@ -14,31 +15,29 @@
  * - A request that existed at activation and is read for the first time later (a range larger than the
  *   first poll reads) with `updated_at` after activation changed since: reported with `changed_fields`
  *   empty and `previous` null (what changed is not known).
- * - Event id: `request.updated:<id>:<updated_at ms>`; a change that did not move `updated_at` (or without
- *   one) is named `h` + a link of a chain: a hash of the record's last link and the watched VALUES before
- *   and after (never of how the record happens to be stored), so the same change delivered again after a
- *   lost save has the same id, and a field flipped back and forth gets a new id each time.
+ * - A change's version (its event id: index.ts `updatedEventId`): its `updated_at` ms; a change that did
+ *   not move `updated_at` (or without one) is named `h` + a link of a chain: a hash of the record's last
+ *   link and the watched VALUES before and after (never of how the record happens to be stored), so the
+ *   same change delivered again after a lost save has the same id, and a field flipped back and forth
+ *   gets a new id each time.
  */
 import { createHash } from 'node:crypto';
 
-import type { BookingRequest } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
-import { seal } from '../memory/requests/contactSeal';
-import type { WatchedRecord } from '../memory/requests/records';
-import { UpdatesMemory } from '../memory/requests/records';
-import type { ChangeField, Watched } from '../memory/requests/watched';
-import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from '../memory/requests/watched';
-import type { PageObservation } from '../model/pages';
-import { sortTime } from '../model/pages';
-import type { UpdateSettings } from '../model/settings';
-
-/** "Watch the Newest (Requests)": its default, and the most a poll budget can honour (docs/booking-requests-trigger.md). */
-export const DEFAULT_WATCH_NEWEST = 500;
-export const MAX_WATCH_NEWEST = 5_000;
+import type { BookingRequest } from '../../../shared/types';
+import { timestampMs } from '../../../shared/utils';
+import { seal } from './contactSeal';
+import type { WatchedRecord } from './records';
+import { UpdatesMemory } from './records';
+import type { ChangeField, Watched } from './fields';
+import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
+import type { PageObservation } from '../../model/pages';
+import { sortTime } from '../../model/pages';
+import type { UpdateSettings } from '../../model/settings';
 
 export interface RequestChange {
 	request: BookingRequest;
-	eventId: string;
+	/** What names the change in its event id: `updated_at` in ms, or `h` + a link of the change chain. */
+	version: number | string;
 	/** Event time: the request's `updated_at`, else the poll's now. */
 	at: number;
 	/** The changed fields (selected ones); empty when what changed is not known. */
@@ -65,6 +64,8 @@ export interface DetectInput {
 
 export interface DetectResult {
 	changes: RequestChange[];
+	/** The records after this poll. */
+	memory: UpdatesMemory;
 	/** Requests forgotten because they left the watched range. */
 	forgotten: number;
 }
@@ -110,11 +111,6 @@ function passesFilters(settings: UpdateSettings, changed: ChangeField[] | 'unkno
 	);
 }
 
-/** `request.updated:<request id>:<updated_at ms, or h + a link of the change chain>`. */
-export function updatedEventId(id: string, version: number | string): string {
-	return `request.updated:${id}:${version}`;
-}
-
 /** The watched values, in a fixed order (the contact's four fields, or null when not known). */
 function valuesOf(watched: Watched): unknown[] {
 	const { contact } = watched;
@@ -135,7 +131,8 @@ function recordMs(value: number | null): number | null {
 }
 
 export function detectUpdates(input: DetectInput): DetectResult {
-	const { memory, settings, now } = input;
+	const { settings, now } = input;
+	const memory = input.memory.clone();
 	const selected = selectedFields(settings.fields);
 	// The contact is kept (sealed: about 90 of a record's 130 bytes) only when it is watched.
 	const keepContact = settings.fields.includes('contact');
@@ -153,7 +150,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 			const created = sortTime('requests', request);
 			const existedAtActivation = created === null || created <= input.since;
 			if (!input.baseline && existedAtActivation && updatedAt !== null && updatedAt > input.since && reportable && passesFilters(settings, 'unknown', current)) {
-				changes.push({ request, eventId: updatedEventId(id, updatedAt), at, changedFields: [], previous: null });
+				changes.push({ request, version: updatedAt, at, changedFields: [], previous: null });
 			}
 			memory.set(id, { rank: rank ?? 0, updatedAt: recordMs(updatedAt), watched: current, sealed: sealOf(id, request, current) });
 			continue;
@@ -177,7 +174,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		if (reported.length === 0 || !reportable || !passesFilters(settings, reported, current)) continue;
 		changes.push({
 			request,
-			eventId: updatedEventId(id, link === undefined ? (updatedAt as number) : `h${link}`),
+			version: link === undefined ? (updatedAt as number) : `h${link}`,
 			at,
 			changedFields: CHANGE_FIELDS.filter((field) => reported.includes(field)),
 			previous: previousValues(before, reported),
@@ -186,5 +183,5 @@ export function detectUpdates(input: DetectInput): DetectResult {
 	const lowest = lowestWatchedRank(input.pages, settings.watchNewest);
 	const forgotten = lowest === undefined ? 0 : memory.forgetBelow(lowest);
 	changes.sort((a, b) => a.at - b.at);
-	return { changes, forgotten };
+	return { changes, memory, forgotten };
 }

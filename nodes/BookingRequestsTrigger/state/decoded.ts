@@ -1,12 +1,11 @@
 /**
- * The trigger's memory between polls, decoded: what state/ reads from the workflow's static data at
- * the start of a poll, what the rules read and return, and what state/ writes at its end. Times are
+ * The trigger's state decoded: what codec.ts reads from the workflow's static data at the start of a
+ * poll (the memory), what the rules read and return, and what codec.ts writes at its end. Times are
  * milliseconds on the API server's clock, never n8n's.
  */
-import type { BookedMemory, RemindedMemory } from '../memory/customers';
-import type { UpdatesMemory } from '../memory/requests/records';
-import type { SeenMemory } from '../memory/seen';
-import type { HeldMemory, WindowMemory } from './windows';
+import type { WindowMemories } from '../windows';
+import type { BookedMemory, RemindedMemory } from './customers';
+import type { SeenMemory } from './seen';
 
 /** What the trigger knows about customers (not sessions): kept across a Form change. */
 export interface CustomerMemories {
@@ -20,16 +19,13 @@ export interface CustomerMemories {
 	shared: SeenMemory;
 }
 
-/** The session list's windows and what the trigger knows about customers. */
-export interface SessionMemory {
-	/** Completed sessions (and placeholder sessions): by `updated_at`, from the top of the list. */
-	completions: WindowMemory;
-	/** Sessions crossing the abandonment horizon (now − delay): by `updated_at`, deep in the list. */
-	horizon: WindowMemory;
-	/** Open drafts the horizon passed before their event time, judged later on a fresh read (absent: none). */
-	held?: HeldMemory;
-	/** [server time, list length] at recent polls: every session at or before that time is at most that far from the end. */
-	checkpoints: Array<[number, number]>;
+/** [server time, list length] of the session list at a poll: every session at or before that time is at most that far from the end. */
+export type Checkpoint = [number, number];
+
+/** What the trigger keeps about the session list besides its windows, while a session event is selected. */
+export interface SessionListMemory {
+	/** Where the list stood at recent polls (the planner places a window's floor with them). */
+	checkpoints: Checkpoint[];
 	customers: CustomerMemories;
 }
 
@@ -55,8 +51,9 @@ export interface TriggerMemory {
 	polledAt: number;
 	/** Server clock minus n8n's clock at the last poll with a `Date` header (fallback for "now"). */
 	skewMs: number;
-	sessions?: SessionMemory;
-	requests?: WindowMemory;
-	/** Request Updated's watched requests; absent when it is not selected. */
-	updates?: UpdatesMemory;
+	/** Each window's memory, by name (windows/). */
+	windows: WindowMemories;
+	sessions?: SessionListMemory;
+	/** Each selected event's own memory, by its slot in the state (events/*: `memory`; Request Updated's records). */
+	events: Readonly<Record<string, unknown>>;
 }

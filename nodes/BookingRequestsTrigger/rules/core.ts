@@ -1,0 +1,178 @@
+/**
+ * The trigger's pure core: one poll as a function of (the memory before it, the pages it read, its
+ * "now", the settings) to (its events, the memory after it). No I/O, no clock, and its inputs are
+ * never changed: the memory after a poll is a new one (what it shares with the one before is never
+ * changed either), so a caller may keep a decoded memory from poll to poll.
+ *
+ * `pollCore` is the whole of it. The poll (poll/engine.ts) runs it in two halves because reading the
+ * booking requests that some items need is I/O and may stop early: `judgePoll` (what the pages prove
+ * and each candidate's decision), then `settlePoll` (the events and memory of the decisions it could
+ * handle, with the requests it read).
+ */
+import type { BookingRequest } from '../../shared/types';
+import type { TriggerEvent } from '../events';
+import { EVENT_KINDS, selectedKinds } from '../events';
+import type { Decision } from '../events/context';
+import { emptyCustomers } from '../events/context';
+import type { ListItem, PageObservation } from '../model/pages';
+import type { TriggerSettings } from '../model/settings';
+import { requestIdOf } from '../../shared/output/session';
+import type { CustomerMemories, TriggerMemory } from '../state/decoded';
+import { baselineMemory } from './baseline';
+import type { Evaluation } from './evaluate';
+import { evaluate, windowsOf } from './evaluate';
+import { decide, mergeByTime } from './judge';
+import { nextMemory } from './next';
+
+export interface PollInput {
+	/** The memory before this poll; undefined for the first poll (a baseline: nothing is emitted). */
+	memory: TriggerMemory | undefined;
+	/** Every page read in this poll, in the order read. */
+	pages: PageObservation[];
+	/** The poll's time on the API server's clock (model/pages.ts `pollNow`). */
+	now: number;
+	settings: TriggerSettings;
+	/** What the selected events' own reads found (events/*: `reads`; where Request Updated's rotation got to), by event value. */
+	reads?: ReadonlyMap<string, unknown>;
+	/** "Now" when no answer carried a `Date` header (n8n's clock corrected by the last measured skew). */
+	fallbackNow?: number;
+	/** The server's clock minus n8n's, measured in this poll (undefined: no `Date` header). */
+	skewMs?: number;
+	/** Customers' memories a new baseline keeps (a state about another Form: they are about customers). */
+	carried?: CustomerMemories;
+}
+
+export interface PollOutcome {
+	events: TriggerEvent[];
+	memory: TriggerMemory;
+	baseline: boolean;
+	/** A window was not read through, or decisions were left for the next poll. */
+	cut: boolean;
+	/** Sessions dropped from the seen memory because of its bound. */
+	forgotten: number;
+	/** Customer keys / customers dropped from the customer memories because of their bounds. */
+	customersForgotten: { booked: number; reminded: number };
+	/** Candidates the events' judges left out, by reason (events/*: `skips`). */
+	skipped: Record<string, number>;
+	/** Events of the rules that watch pages of their own (Request Updated), and entries their memories forgot. */
+	watched: { events: number; forgotten: number };
+}
+
+/** What a poll's pages prove, and each candidate's decision. */
+export interface Judged {
+	input: PollInput & { memory: TriggerMemory };
+	evaluation: Evaluation;
+	decisions: Decision[];
+	/** The decisions a poll can handle: those before the first it could not make yet (a deferred one). */
+	ready: Decision[];
+}
+
+/** What the poll handled of the ready decisions (a prefix), and the booking requests it read for their items, by event id. */
+export interface Handled {
+	count: number;
+	requests?: ReadonlyMap<string, BookingRequest | null>;
+}
+
+/** The newest booking request id the poll read (a request, or a completed session's request); else `previous`. */
+export function refOf(pages: PageObservation[], previous: string | undefined): string | undefined {
+	const ordered = [...pages].sort((a, b) => a.page - b.page || a.seq - b.seq);
+	for (const list of ['requests', 'sessions'] as const) {
+		for (const page of ordered) {
+			if (page.list !== list) continue;
+			const id = page.items
+				.map((item: ListItem) => (list === 'requests' ? item.id : requestIdOf(item)))
+				.find((value) => typeof value === 'string' && value.length > 0 && value.length <= 64);
+			if (typeof id === 'string') return id;
+		}
+	}
+	return previous;
+}
+
+/** Why the events' judges left candidates out (events/*: `skips`), counted. */
+function skippedOf(decisions: Decision[]): Record<string, number> {
+	const skipped: Record<string, number> = Object.fromEntries(EVENT_KINDS.flatMap((kind) => kind.skips ?? []).map((reason) => [reason, 0]));
+	for (const decision of decisions) if (decision.skipped) skipped[decision.skipped] = (skipped[decision.skipped] ?? 0) + 1;
+	return skipped;
+}
+
+/** The selected events' own memories with the poll's handled decisions in (events/*: `remember`). */
+function remembered(memory: TriggerMemory, handled: Decision[], poll: { settings: TriggerSettings; now: number; judgedUpTo: number }): TriggerMemory {
+	const own: Record<string, unknown> = { ...memory.events };
+	for (const kind of selectedKinds(poll.settings)) {
+		const slot = kind.memory?.slot;
+		if (!kind.remember || slot === undefined || own[slot] === undefined) continue;
+		own[slot] = kind.remember(own[slot], handled, { now: poll.now, judgedUpTo: poll.judgedUpTo });
+	}
+	return { ...memory, events: own };
+}
+
+/** The events that watch pages of their own (Request Updated), after the windows moved on: their events, oldest first, and memories. */
+function watchPages(memory: TriggerMemory, input: PollInput): { memory: TriggerMemory; events: TriggerEvent[]; forgotten: number } {
+	const events: TriggerEvent[] = [];
+	let forgotten = 0;
+	const own: Record<string, unknown> = { ...memory.events };
+	for (const kind of selectedKinds(input.settings)) {
+		const slot = kind.memory?.slot;
+		if (!kind.watch || slot === undefined || own[slot] === undefined) continue;
+		const result = kind.watch({ memory: own[slot], pages: input.pages, windows: memory.windows, reads: input.reads?.get(kind.value), now: input.now, settings: input.settings });
+		own[slot] = result.memory;
+		events.push(...(result.events as TriggerEvent[]));
+		forgotten += result.forgotten;
+	}
+	return { memory: { ...memory, events: own }, events: events.sort((a, b) => a.at - b.at), forgotten };
+}
+
+/** The counts of a poll that decided nothing. */
+export function emptyCounts(): Pick<PollOutcome, 'forgotten' | 'customersForgotten' | 'skipped' | 'watched'> {
+	return { forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: skippedOf([]), watched: { events: 0, forgotten: 0 } };
+}
+
+/** The first poll: where things stand is remembered, nothing is emitted. */
+function baselinePoll(input: PollInput): PollOutcome {
+	const { pages, settings, now } = input;
+	const { memory } = watchPages(baselineMemory({ pages, settings, now, skewMs: input.skewMs, carried: input.carried }), input);
+	return {
+		events: [],
+		memory: { ...memory, label: { ...memory.label, ref: refOf(pages, undefined) } },
+		baseline: true,
+		cut: false,
+		...emptyCounts(),
+	};
+}
+
+/** What the pages of a poll (not a baseline) prove, and each candidate's decision. */
+export function judgePoll(input: PollInput & { memory: TriggerMemory }): Judged {
+	const { memory, pages, now, settings } = input;
+	const evaluation = evaluate(windowsOf(memory, settings, now), pages, now, input.fallbackNow ?? now);
+	const decisions = decide({ customers: memory.sessions?.customers ?? emptyCustomers(), memories: memory.events }, evaluation, settings);
+	// A decision the rules could not make yet (a deferred one) ends what this poll handles.
+	const deferred = decisions.findIndex((decision) => decision.defer);
+	return { input, evaluation, decisions, ready: deferred < 0 ? decisions : decisions.slice(0, deferred) };
+}
+
+/** The events and the next memory of the decisions a poll handled (a prefix of the ready ones), with the booking requests read for their items. */
+export function settlePoll(judged: Judged, handled: Handled): PollOutcome {
+	const { input, evaluation, decisions } = judged;
+	const next = nextMemory({ previous: input.memory, evaluation, decisions, handled: handled.count, skewMs: input.skewMs });
+	const watched = watchPages(remembered(next.memory, decisions.slice(0, handled.count), { settings: input.settings, now: input.now, judgedUpTo: next.judgedUpTo }), input);
+	const withRequest = (event: TriggerEvent): TriggerEvent => (handled.requests?.has(event.eventId) ? ({ ...event, request: handled.requests.get(event.eventId) } as TriggerEvent) : event);
+	const emitted = decisions.slice(0, handled.count).flatMap((decision) => (decision.event ? [withRequest(decision.event as TriggerEvent)] : []));
+	return {
+		events: mergeByTime(emitted, watched.events),
+		memory: { ...watched.memory, label: { ...watched.memory.label, ref: refOf(input.pages, input.memory.label.ref) } },
+		baseline: false,
+		cut: handled.count < decisions.length || evaluation.outcomes.some((outcome) => !outcome.complete),
+		forgotten: next.forgotten,
+		customersForgotten: next.customersForgotten,
+		skipped: skippedOf(decisions.slice(0, handled.count)),
+		watched: { events: watched.events.length, forgotten: watched.forgotten },
+	};
+}
+
+/** One poll, whole: the events and the next memory of (memory, pages, now, settings); every ready decision handled, no booking request attached. */
+export function pollCore(input: PollInput): PollOutcome {
+	const { memory } = input;
+	if (!memory) return baselinePoll(input);
+	const judged = judgePoll({ ...input, memory });
+	return settlePoll(judged, { count: judged.ready.length });
+}

@@ -1,0 +1,122 @@
+/**
+ * How a window moves on after a poll, whichever window it is: its new floor, the ids handled above it,
+ * and where the floor lies in the list (`below`, a hint for the planner). Pure.
+ */
+import type { Located, ListName, PageObservation } from '../model/pages';
+import { sortTime } from '../model/pages';
+import { isLastPage } from '../../shared/pages';
+import { KeySet } from '../state/keySet';
+import type { Coverage } from './coverage';
+import { isStop } from './coverage';
+import type { Candidate, Window, WindowMemory, WindowOutcome } from './window';
+
+/** Items at or below `time` counted from the end, from the latest page read that places the boundary. */
+export function locatedBelow(pages: PageObservation[], list: ListName, time: number): number | undefined {
+	for (const page of [...pages].filter((p) => p.list === list).sort((a, b) => b.seq - a.seq)) {
+		if (page.total === undefined) continue;
+		const index = page.items.findIndex((item) => {
+			const at = sortTime(list, item);
+			return at !== null && at <= time;
+		});
+		if (index < 0) {
+			// Everything on the last page (or an empty list) is above: nothing lies below the boundary.
+			if (isLastPage(page, page.items.length, (page.page - 1) * page.perPage)) return 0;
+			continue;
+		}
+		// Only a page that starts above the boundary (or page 1) places it exactly.
+		if (index === 0 && page.page > 1) continue;
+		return Math.max(0, page.total - ((page.page - 1) * page.perPage + index));
+	}
+	return undefined;
+}
+
+/** Items at or below a boundary counted from the end of the list, from the run that covered the window. */
+export function belowOf(coverage: Coverage | undefined, isBelow: (entry: Located) => boolean, fallback: number | undefined): number | undefined {
+	if (!coverage) return fallback;
+	for (const page of coverage.run.pages) {
+		for (const [i, item] of page.items.entries()) {
+			const time = sortTime(coverage.run.list, item);
+			if (time === null) continue;
+			const entry = { item, time, page, index: (page.page - 1) * page.perPage + i };
+			if (isBelow(entry)) return page.total === undefined ? fallback : Math.max(0, page.total - entry.index);
+		}
+	}
+	// The run ended at the end of the list: nothing lies below.
+	return coverage.stop === undefined ? 0 : fallback;
+}
+
+/**
+ * No run reached the floor of this window. The hint stays unless a page read lies wholly above the
+ * floor yet deeper than the hint said; then where a search of this poll placed the floor, if it did;
+ * else a bound: the floor lies below the deepest page read wholly above it.
+ */
+function hintWithoutCoverage(pages: PageObservation[], window: Window): { below?: number; deeper?: number } {
+	let below = window.below;
+	let deeper = window.deeper;
+	for (const page of pages) {
+		if (page.list !== window.list || page.total === undefined || page.items.length < page.perPage) continue;
+		// A page wholly above the floor (not the stop: handled items of a tie lie above the floor too).
+		const times = page.items.map((item) => sortTime(page.list, item));
+		if (times.some((time) => time === null || time <= window.floor)) continue;
+		const bound = Math.max(0, page.total - page.page * page.perPage);
+		if (below !== undefined && bound < below) below = undefined;
+		if (deeper === undefined || bound < deeper) deeper = bound;
+	}
+	below ??= locatedBelow(pages, window.list, window.floor);
+	return below !== undefined ? { below } : deeper !== undefined ? { deeper } : {};
+}
+
+/** A window's memory after this poll: handled up to `limit` at most, with the handled candidates. */
+export function nextWindow(outcome: WindowOutcome, handled: Candidate[], limit: number, pages: PageObservation[]): WindowMemory {
+	const { window, coverage } = outcome;
+	if (!coverage) {
+		return { floor: window.floor, done: window.done, ...(window.tie !== undefined ? { tie: window.tie } : {}), ...hintWithoutCoverage(pages, window) };
+	}
+	const floor = Math.max(window.floor, Math.min(outcome.upper, limit));
+	const done = window.done.above(floor);
+	let partial: number | undefined;
+	for (const candidate of handled) {
+		if (candidate.time <= floor) continue;
+		done.add(candidate.time, candidate.id);
+		if (candidate.partial) partial = candidate.time;
+	}
+	// Draining a tie group from its bottom (even when this run found nothing new in it): the handled
+	// part of the group stops the next run, so the next poll reads only what lies above it.
+	const draining = partial ?? (coverage.partial !== undefined && coverage.partial > floor ? coverage.partial : undefined);
+	const tie = draining ?? (window.tie !== undefined && window.tie > floor ? window.tie : undefined);
+	// Where the floor is now, from the run that reached it (also when it did not move: the hint may have been off).
+	const next = { floor, done, ...(tie !== undefined ? { tie } : {}) };
+	const below = belowOf(coverage, (entry) => isStop(next, entry.time, entry.item), window.below);
+	return { ...next, ...(below !== undefined ? { below } : {}) };
+}
+
+/** A window of this poll from its memory, with this poll's bounds. */
+export function openFrom(memory: WindowMemory, where: Pick<Window, 'name' | 'list' | 'hi' | 'offset'>): Window {
+	return {
+		name: where.name,
+		list: where.list,
+		floor: memory.floor,
+		hi: where.hi,
+		offset: where.offset,
+		done: memory.done,
+		...(memory.tie !== undefined ? { tie: memory.tie } : {}),
+		...(memory.below !== undefined ? { below: memory.below } : {}),
+		...(memory.deeper !== undefined ? { deeper: memory.deeper } : {}),
+	};
+}
+
+/**
+ * A window's memory at the first poll: its floor, the items of page 1 above it remembered as handled
+ * when `fromFirstPage` (a timestamp ahead of the server's clock is not history: it is not reported
+ * later either), and where the floor lies in the list.
+ */
+export function baselineAt(pages: PageObservation[], list: ListName, floor: number, fromFirstPage: boolean): WindowMemory {
+	const done = new KeySet();
+	const firstPage = fromFirstPage ? pages.find((page) => page.list === list && page.page === 1) : undefined;
+	for (const item of firstPage?.items ?? []) {
+		const time = sortTime(list, item);
+		if (time !== null && time > floor) done.add(time, item.id);
+	}
+	const below = locatedBelow(pages, list, floor);
+	return { floor, done, ...(below !== undefined ? { below } : {}) };
+}
