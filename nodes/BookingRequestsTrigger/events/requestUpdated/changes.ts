@@ -14,7 +14,8 @@
  *   every new value, so a change that is filtered out (not selected, or another status) is consumed.
  * - A request that existed at activation and is read for the first time later (a range larger than the
  *   first poll reads) with `updated_at` after activation changed since: reported with `changed_fields`
- *   empty and `previous` null (what changed is not known).
+ *   empty and `previous` null (what changed is not known). One created in the last seconds before
+ *   activation was read then (ACTIVATION_EDGE_MS): without a record it is new (committed late).
  * - A change's version (its event id: index.ts `updatedEventId`): its `updated_at` ms; a change that did
  *   not move `updated_at` (or without one) is named `h` + a link of a chain: a hash of the record's last
  *   link and the watched VALUES before and after (never of how the record happens to be stored), so the
@@ -31,7 +32,7 @@ import { UpdatesMemory } from './records';
 import type { ChangeField, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import type { PageObservation } from '../../model/pages';
-import { sortTime } from '../../model/pages';
+import { EDGE_WINDOW_MS, sortTime } from '../../model/pages';
 import type { UpdateSettings } from '../../model/settings';
 
 export interface RequestChange {
@@ -123,6 +124,14 @@ function nextLink(id: string, record: WatchedRecord, before: Watched, after: Wat
 	return createHash('sha256').update(text).digest('base64url').slice(0, 8);
 }
 
+/**
+ * A request created this little before activation without a record is new, not one the first poll did
+ * not read: the first poll reads the request list down to EDGE_WINDOW_MS below its read of page 1 (a
+ * little before its "now") and remembers every request there, so one created in that edge and not
+ * remembered was committed late, after activation.
+ */
+const ACTIVATION_EDGE_MS = EDGE_WINDOW_MS + 2_000;
+
 /** Links kept in a record: the first 6 characters (the next link hashes them). */
 const KEPT_LINK = 6;
 
@@ -148,7 +157,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		const reportable = input.form === undefined || request.form_id === input.form;
 		if (!record) {
 			const created = sortTime('requests', request);
-			const existedAtActivation = created === null || created <= input.since;
+			const existedAtActivation = created === null || created <= input.since - ACTIVATION_EDGE_MS;
 			if (!input.baseline && existedAtActivation && updatedAt !== null && updatedAt > input.since && reportable && passesFilters(settings, 'unknown', current)) {
 				changes.push({ request, version: updatedAt, at, changedFields: [], previous: null });
 			}
