@@ -7,6 +7,9 @@
  * without e-mail/phone, on two forms), save them again (adding an e-mail), complete older or newer
  * drafts, book without a draft, create requests (several in one millisecond), change requests (status,
  * lead status, notes, completion, contact; `updated_at` set, null or kept), the clock ticks and jumps,
+ * and any write may be committed late (`late`: stamped up to EDGE_WINDOW_MS before it becomes visible,
+ * never at or before what it follows, as the sandbox's `commitLagMs` does; a booking's request and its
+ * session each with their own lag),
  * n8n's clock jumps against the API's, and polls: cut by a call budget, with activity between their
  * page reads, their save dropped by n8n, or the saved state rolled back to an older one.
  *
@@ -56,18 +59,26 @@ export interface RequestChangeSpec {
 	emailSpelling?: boolean;
 }
 
+/**
+ * A write committed late: stamped `late` ms before it becomes visible (0 to EDGE_WINDOW_MS; absent: 0,
+ * stamped when visible, after every stamp before it); `lateRequest` the same for a booking's request.
+ */
+export interface Late {
+	late?: number;
+}
+
 /** Something the world does (between polls, or between two page reads of a poll). */
 export type Activity =
 	/** `n` drafts (in one millisecond when n > 1) of customer `c` (0..) on form `form`. */
-	| { k: 'start'; c: number; form: 0 | 1; contact: ContactKind; n?: number; spelling?: boolean }
+	| ({ k: 'start'; c: number; form: 0 | 1; contact: ContactKind; n?: number; spelling?: boolean } & Late)
 	/** The open draft `s` (an index into the open drafts, oldest first, modulo) saved again; `addEmail`: with an e-mail now. */
-	| { k: 'save'; s: number; addEmail?: boolean }
+	| ({ k: 'save'; s: number; addEmail?: boolean } & Late)
 	/** An open draft completed: `s` counted from the oldest (`from: 'old'`) or the newest open draft. */
-	| { k: 'complete'; s: number; from: 'old' | 'new' }
+	| ({ k: 'complete'; s: number; from: 'old' | 'new'; lateRequest?: number } & Late)
 	/** A booking without a saved draft (placeholder session) by customer `c`. */
-	| { k: 'book'; c: number; form: 0 | 1 }
+	| ({ k: 'book'; c: number; form: 0 | 1; lateRequest?: number } & Late)
 	/** `n` requests by customer `c` (in one millisecond when `sameMs`). */
-	| { k: 'request'; c: number; form: 0 | 1; n?: number; sameMs?: boolean }
+	| ({ k: 'request'; c: number; form: 0 | 1; n?: number; sameMs?: boolean } & Late)
 	/** The request `r` (counted from the newest, modulo) changed. */
 	| { k: 'change'; r: number; change: RequestChangeSpec; updatedAt: 'now' | 'null' | 'keep' }
 	| { k: 'tick'; ms: number };
@@ -299,7 +310,7 @@ export class ProgramRunner {
 				return;
 			case 'start': {
 				this.seq++;
-				const t = iso(world.stamp());
+				const t = iso(world.stamp(step.late));
 				for (let i = 0; i < (step.n ?? 1); i++) {
 					const session = makeSession({ form_id: FORMS[step.form], created_at: t, updated_at: t, data: draftData(step.c, step.contact, step.spelling ?? false) });
 					world.sessions.push(session);
@@ -321,7 +332,8 @@ export class ProgramRunner {
 					this.customerOf.set(session.id, c);
 					session.data = { contact: { firstname: 'Ada', email: emailOf(c), phone: contact.phone } };
 				}
-				world.save(session);
+				session.step = 'schedule';
+				session.updated_at = iso(world.stamp(step.late, Date.parse(session.updated_at!)));
 				this.openPeriod(session);
 				return;
 			}
@@ -331,9 +343,12 @@ export class ProgramRunner {
 				const session = step.from === 'old' ? open[step.s % open.length] : open[open.length - 1 - (step.s % open.length)];
 				this.seq++;
 				this.closePeriod(session.id);
-				const t = world.stamp();
+				// One commit in the contract's words, two rows: each stamped with its own lag, both after the draft.
+				const draftAt = Date.parse(session.updated_at!);
+				const t = world.stamp(step.late, draftAt);
+				const requestAt = step.late || step.lateRequest ? world.stamp(step.lateRequest, draftAt) : t;
 				const contact = draftContactOf(session);
-				const request = makeRequest({ created_at: iso(t), form_id: session.form_id, email: contact.email ?? '', phone: contact.phone ?? '' });
+				const request = makeRequest({ created_at: iso(requestAt), form_id: session.form_id, email: contact.email ?? '', phone: contact.phone ?? '' });
 				const customer = contact.email || contact.phone ? (this.customerOf.get(session.id) ?? null) : null;
 				this.addRequest(request, customer, session.id);
 				session.request_id = request.id;
@@ -343,8 +358,9 @@ export class ProgramRunner {
 			}
 			case 'book': {
 				this.seq++;
-				const t = world.stamp();
-				const request = makeRequest({ created_at: iso(t), form_id: FORMS[step.form], email: emailOf(step.c), phone: requestPhoneOf(step.c) });
+				const t = world.stamp(step.late);
+				const requestAt = step.late || step.lateRequest ? world.stamp(step.lateRequest) : t;
+				const request = makeRequest({ created_at: iso(requestAt), form_id: FORMS[step.form], email: emailOf(step.c), phone: requestPhoneOf(step.c) });
 				const session = makeSession({ form_id: FORMS[step.form], step: 'confirm', data: {}, request_id: request.id, created_at: iso(t), updated_at: iso(t) });
 				world.sessions.push(session);
 				this.sessions.set(session.id, { id: session.id, form: FORMS[step.form], createdAt: t, createdSeq: this.seq, placeholder: true, periods: [], completed: { seq: this.seq, at: t, requestId: request.id } });
@@ -353,9 +369,9 @@ export class ProgramRunner {
 			}
 			case 'request': {
 				this.seq++;
-				const same = step.sameMs ? world.stamp() : undefined;
+				const same = step.sameMs ? world.stamp(step.late) : undefined;
 				for (let i = 0; i < (step.n ?? 1); i++) {
-					const t = same ?? world.stamp();
+					const t = same ?? world.stamp(step.late);
 					this.addRequest(makeRequest({ created_at: iso(t), form_id: FORMS[step.form], email: emailOf(step.c), phone: requestPhoneOf(step.c) }), step.c);
 				}
 				return;

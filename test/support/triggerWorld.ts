@@ -3,7 +3,8 @@
  * last, ties by id descending, like the sandbox), requests by created_at, a clock, and customers who
  * start, save and complete bookings. It serves pages to the trigger's real poll loop (fetch.ts
  * `pollChanges` with the real planner and rules), with hooks that change the data between page reads
- * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them.
+ * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them
+ * or a write is committed late (`stamp`).
  */
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
@@ -166,10 +167,14 @@ export class World {
 	calls = 0;
 	private last = 0;
 
-	/** Strictly increasing activity stamps on the world clock. */
-	stamp(): number {
-		const t = Math.max(this.now, this.last + 1);
-		this.last = t;
+	/**
+	 * Activity stamps on the world clock, strictly increasing; or, for a write committed `late` ms after
+	 * it was stamped (a late commit, at most EDGE_WINDOW_MS: what the trigger assumes), `late` ms before
+	 * now, but never at or before `after` (the row's earlier write, or the draft a booking comes from).
+	 */
+	stamp(late = 0, after = -Infinity): number {
+		const t = late > 0 ? Math.max(this.now - late, after + 1) : Math.max(this.now, this.last + 1, after + 1);
+		this.last = Math.max(this.last, t);
 		return t;
 	}
 
