@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { listsFor } from '../../../nodes/BookingRequestsTrigger/events';
+import type { UpdatesState } from '../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
+import { UpdatesMemory } from '../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
 import { readMemory, readState, writeMemory } from '../../../nodes/BookingRequestsTrigger/state/codec';
 import { MIN, Runner, newCustomer } from '../../support/triggerWorld';
 import { UPGRADE_SETTINGS, beforeUpgrade } from './upgradeWorld';
@@ -23,11 +25,12 @@ describe.each(FIXTURES)('%s', (file) => {
 		const stored = readMemory(saved, { expect: expect0, settings: UPGRADE_SETTINGS, about: { baseUrl: '5a1e9c02', key: '3f1c2a9be0d4c7a1' } });
 		expect(stored.memory).toBeDefined();
 		const written = writeMemory(stored.memory!);
-		// the same state, but for Request Updated's records: their sealed contacts are sealed again only when they change
+		// the same state, but for Request Updated's records, written again by field (their contacts in the older form until read again)
 		const { updates: before, ...rest } = saved as Record<string, unknown>;
 		const { updates: after, ...writtenRest } = written as unknown as Record<string, unknown>;
 		expect(writtenRest).toEqual(rest);
-		expect((after as { records: string }).records.split(',').length).toBe((before as { records: string }).records.split(',').length);
+		expect((after as UpdatesState).records).toBeUndefined();
+		expect(UpdatesMemory.decode(after as UpdatesState).size).toBe((before as { records: string }).records.split(',').length);
 	});
 
 	test('the next poll goes on: no new start, nothing replayed, the cooldown and the request records of before hold', async () => {
@@ -48,5 +51,11 @@ describe.each(FIXTURES)('%s', (file) => {
 		const updated = next.events[0];
 		expect([updated.changedFields, updated.previous]).toEqual([['lead_status'], { lead_status: 'new' }]);
 		expect(next.ids.some((id) => id.includes(annDraft.id))).toBe(false);
+		// the contacts sealed in the older form read back: a changed e-mail reports the one before
+		const email = watched.email;
+		world.changeRequest(watched, { email: 'moved@example.com' });
+		world.advance(MIN);
+		const after = await runner.poll();
+		expect(after.events.map((event) => [event.event, event.changedFields, event.previous])).toEqual([['request.updated', ['email'], { email }]]);
 	});
 });
