@@ -70,13 +70,13 @@ function evict(now: number): void {
  * The memory a poll starts from: the one kept for `key` (workflow and node) when the stored state is
  * the one written with it and is read the same way, else `raw` decoded (readMemory).
  */
-export function memoryAtStart(key: string, raw: unknown, read: ReadInput): StoredMemory {
+export function memoryAtStart(key: string, raw: unknown, read: ReadInput): StoredMemory & { kept?: true } {
 	const kept = KEPT.get(key);
 	const generation = typeof raw === 'object' && raw !== null ? (raw as { g?: unknown }).g : undefined;
 	if (kept && kept.generation === generation && kept.reading === readingOf(read)) {
 		KEPT.delete(key);
 		KEPT.set(key, { ...kept, usedAt: Date.now() });
-		return { memory: kept.memory };
+		return { memory: kept.memory, kept: true };
 	}
 	drop(key);
 	return readMemory(raw, read);
