@@ -30,15 +30,19 @@ import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import { FORM_A, MIN, World, iso, makeRequest, makeSession, resetIds } from './triggerWorld';
 
-/**
- * One poll of the trigger from the saved state (as JSON, like workflow static data): the state read and
- * decoded once (an unreadable one is a new baseline), written once.
- */
-async function pollTrigger(source: PageSource, saved: unknown, settings: TriggerSettings, options: PollOptions): Promise<{ events: TriggerEvent[]; cut: boolean; state: unknown }> {
-	const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
-	const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
-	return { events: result.events, cut: result.cut, state: result.memory && writeMemory(result.memory) };
+/** The trigger a program drives: one poll from the saved state (as JSON, like workflow static data) to its events and the state it writes. */
+export interface TriggerUnderTest {
+	poll(source: PageSource, saved: unknown, settings: TriggerSettings, options: PollOptions): Promise<{ events: TriggerEvent[]; cut: boolean; state: unknown }>;
 }
+
+/** The trigger as it polls: the state read and decoded once (an unreadable one is a new baseline), written once. */
+export const DECODING_TRIGGER: TriggerUnderTest = {
+	async poll(source, saved, settings, options) {
+		const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
+		const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
+		return { events: result.events, cut: result.cut, state: result.memory && writeMemory(result.memory) };
+	},
+};
 
 export const FORM_B = 'bbbbbbbb-0000-4bbb-8bbb-bbbbbbbbbbbb';
 export const FORMS = [FORM_A, FORM_B] as const;
@@ -261,8 +265,15 @@ export class ProgramRunner {
 	/** The kept states, newest last, with the poll that saved each. */
 	private readonly saved: Array<{ state: unknown; poll: number }> = [];
 
-	constructor(readonly program: Program) {
+	/** The settings polls run with (a differential program may change them between polls). */
+	settings: FuzzSettings;
+
+	constructor(
+		readonly program: Program,
+		protected readonly trigger: TriggerUnderTest = DECODING_TRIGGER,
+	) {
 		this.world.now = Date.UTC(2026, 10, 1, 12, 0, 0);
+		this.settings = program.settings;
 	}
 
 	private open(): BookingSession[] {
@@ -400,8 +411,8 @@ export class ProgramRunner {
 	}
 
 	/** The model as the node's API source: the Form filter on the session list, and on the request list unless it is read for every form. */
-	private source(count: { calls: number; startNow?: number }, limit: number, churn: Array<{ at: number; act: Activity }>): PageSource {
-		const { settings } = this.program;
+	protected source(count: { calls: number; startNow?: number }, limit: number, churn: Array<{ at: number; act: Activity }>): PageSource {
+		const { settings } = this;
 		const perPage = settings.perPage;
 		const form = settings.form;
 		const requestsForm = settings.trigger.requestsForm !== undefined ? undefined : form;
@@ -431,13 +442,13 @@ export class ProgramRunner {
 	}
 
 	async poll(options: { budget: number | null; save?: 'keep' | 'drop'; churn?: Array<{ at: number; act: Activity }>; baseline?: boolean; drain?: boolean }): Promise<PollRecord> {
-		const { settings } = this.program;
+		const { settings } = this;
 		const startSeq = this.seq;
 		const count: { calls: number; startNow?: number } = { calls: 0 };
 		const limit = options.budget ?? Infinity;
 		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
 		const top = this.saved[this.saved.length - 1];
-		const result = await pollTrigger(this.source(count, limit, options.churn ?? []), top ? JSON.parse(JSON.stringify(top.state)) : undefined, settings.trigger, {
+		const result = await this.trigger.poll(this.source(count, limit, options.churn ?? []), top ? JSON.parse(JSON.stringify(top.state)) : undefined, settings.trigger, {
 			budget,
 			needsRequest: settings.includeRequest ? () => true : undefined,
 			localNow: () => this.world.now + this.skew,
@@ -468,18 +479,21 @@ export class ProgramRunner {
 		this.saved.length = Math.min(this.saved.length, keep);
 	}
 
+	/** One step of the program. */
+	protected async step(step: Step): Promise<void> {
+		if (step.k === 'poll') await this.poll(step);
+		else if (step.k === 'rollback') this.rollback(step.back);
+		else if (step.k === 'jump') this.world.advance(step.ms);
+		else if (step.k === 'skew') this.skew = step.ms;
+		else this.act(step);
+	}
+
 	async run(): Promise<Run> {
-		const { settings } = this.program;
 		for (const step of this.program.before) this.act(step);
 		// Activation: the baseline poll, unlimited and quiet while it reads.
 		await this.poll({ budget: null, baseline: true });
-		for (const step of this.program.steps) {
-			if (step.k === 'poll') await this.poll(step);
-			else if (step.k === 'rollback') this.rollback(step.back);
-			else if (step.k === 'jump') this.world.advance(step.ms);
-			else if (step.k === 'skew') this.skew = step.ms;
-			else this.act(step);
-		}
+		for (const step of this.program.steps) await this.step(step);
+		const { settings } = this;
 		// The world goes quiet: the clock passes every delay, and polls run until enough of them are quiet
 		// (Request Updated re-reads older pages of its range in rotation: up to 10 extra pages a poll).
 		this.world.advance(settings.trigger.abandonedAfterMs + 10 * MIN);

@@ -172,6 +172,11 @@ export interface Customer {
 }
 
 let customerCounter = 0;
+/** Customers are numbered from 1 again (a world that must meet the same customers on every run). */
+export function resetCustomers(): void {
+	customerCounter = 0;
+}
+
 /** A customer nobody else shares (a unique e-mail and phone). */
 export function newCustomer(): Customer {
 	customerCounter++;
