@@ -5,12 +5,14 @@
  * poll must give the same polls — the same items in the same order, the same `event_id`s, the same cuts
  * and the same next state (but for the write's token, `g`). Besides the programs' own steps (lost saves,
  * rolled-back states, activity between page reads), the steps here: n8n restarts (the process forgets
- * what it kept), a parameter changes (the node's settings from then on), and Fetch Test Event runs
+ * what it kept), a parameter changes (the node's settings from then on; among them Fields to Watch alone,
+ * which the memory kept survives), and Fetch Test Event runs
  * between polls (samples from page 1 of the lists, nothing stored).
  */
 import fc from 'fast-check';
 
 import { eventLetters, listsFor, pickSamples } from '../../nodes/BookingRequestsTrigger/events';
+import { WATCH_GROUPS } from '../../nodes/BookingRequestsTrigger/events/requestUpdated/fields';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import type { ReadInput } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
@@ -144,6 +146,18 @@ function settingsChangeArb(program: Program): fc.Arbitrary<DiffStep> {
 	});
 }
 
+/**
+ * A change of Request Updated's Fields to Watch alone (Contact in or out): it changes neither the
+ * fingerprint nor how the state is read, so the memory kept goes on, and must keep the contact as the
+ * new fields say.
+ */
+function fieldsChangeArb(program: Program): fc.Arbitrary<DiffStep> {
+	const { trigger } = program.settings;
+	if (!trigger.updates) return settingsChangeArb(program);
+	const updates = trigger.updates;
+	return fc.subarray([...WATCH_GROUPS], { minLength: 1 }).map((fields): DiffStep => ({ k: 'settings', trigger: { ...trigger, updates: { ...updates, fields } } }));
+}
+
 /** Programs of programArb with restarts, Fetch Test Event and parameter changes put between their steps. */
 export function diffProgramArb(bias: SettingsBias = {}, shape: Shape = { maxSteps: 40 }): fc.Arbitrary<DiffProgram> {
 	return programArb(bias, shape).chain((program) => {
@@ -151,6 +165,7 @@ export function diffProgramArb(bias: SettingsBias = {}, shape: Shape = { maxStep
 			{ weight: 3, arbitrary: fc.constant<DiffStep>({ k: 'restart' }) },
 			{ weight: 3, arbitrary: fc.constant<DiffStep>({ k: 'fetch' }) },
 			{ weight: 2, arbitrary: settingsChangeArb(program) },
+			{ weight: 2, arbitrary: fieldsChangeArb(program) },
 		);
 		return fc.array(fc.record({ at: fc.nat(), step: extra }), { maxLength: 6 }).map((inserts): DiffProgram => {
 			const steps: DiffStep[] = [...program.steps];
