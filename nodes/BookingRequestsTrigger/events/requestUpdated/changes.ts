@@ -28,7 +28,7 @@ import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
 import { seal } from './contactSeal';
 import type { WatchedRecord } from './records';
-import { contactPrint, UpdatesMemory, updatedHash } from './records';
+import { contactPrint, LEGACY_SEAL, UpdatesMemory, updatedHash } from './records';
 import type { ChangeField, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import type { PageObservation } from '../../model/pages';
@@ -206,7 +206,25 @@ function recordOf(current: Current, sealContact: boolean): WatchedRecord {
 		sealed: contact ? seal(request.id, contact) : '',
 		readAt: recordMs(current.updatedAt),
 		...(contact ? { print: contactPrint(contact) } : {}),
+		raw: readingText(request),
 	};
+}
+
+/** The fields of a request a record is made from, as one string (compared in this process only, never stored). */
+function readingText(request: BookingRequest): string {
+	const { id, updated_at, status, lead_status, internal_notes, completed_at, first_name, last_name, email, phone } = request as unknown as Record<string, unknown>;
+	return JSON.stringify([id, updated_at, status, lead_status, internal_notes, completed_at, first_name, last_name, email, phone]);
+}
+
+/**
+ * Whether the request reads exactly as this process read it last, at the same place, and its record
+ * keeps the contact as this poll keeps it: then the record holds as it is (nothing to compare, hash or
+ * seal). A record decoded from the state has no reading yet and is compared.
+ */
+function readsAsBefore(record: WatchedRecord, reading: Reading, keepContact: boolean): boolean {
+	if (record.raw === undefined || (reading.rank ?? record.rank) !== record.rank) return false;
+	if ((record.sealed !== '') !== keepContact || record.sealed.startsWith(LEGACY_SEAL)) return false;
+	return record.raw === readingText(reading.request);
 }
 
 export function detectUpdates(input: DetectInput): DetectResult {
@@ -218,6 +236,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 	for (const reading of watchedReadings(input.pages, settings.watchNewest).values()) {
 		if (!input.passed(reading.request)) continue;
 		const record = memory.get(reading.request.id, reading.rank);
+		if (record && readsAsBefore(record, reading, keepContact)) continue;
 		const current = currentOf(reading, record, now);
 		const reportable = input.form === undefined || reading.request.form_id === input.form;
 		if (!record) {

@@ -15,7 +15,7 @@
  *
  * A memory kept from poll to poll (poll/keptMemory.ts) keeps its stored form until a record changes, and
  * remembers in this process only what it read last of each request (`updated_at`, a fingerprint of the
- * contact), so that an unchanged request costs no hash and no cipher. The form before 0.2 (one
+ * contact, the fields read as one string), so that an unchanged request costs no hash and no cipher. The form before 0.2 (one
  * comma-separated string of records with 8-character codes) is read and written again in this one.
  */
 import { codeOf, sha256Base64url } from '../../state/keySet';
@@ -50,6 +50,8 @@ export interface WatchedRecord {
 	readAt?: number | null;
 	/** In this process only: a fingerprint of the contact sealed (`contactPrint`), once known. */
 	print?: number;
+	/** In this process only: the request's fields as read last (changes.ts `readingText`): read again the same, the record holds as it is. */
+	raw?: string;
 }
 
 /** A record whose form is not yet the compact one: its contact is sealed again on its next read. */
