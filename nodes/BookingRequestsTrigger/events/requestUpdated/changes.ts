@@ -198,11 +198,10 @@ function readAgain(input: DetectInput, current: Current, record: WatchedRecord, 
 function recordOf(current: Current, sealContact: boolean): WatchedRecord {
 	const { request, watched } = current;
 	const contact = sealContact ? (watched.contact ?? contactOf(request)) : undefined;
-	const { contact: _contact, ...values } = watched;
 	return {
 		rank: current.rank ?? 0,
 		updated: current.updated,
-		watched: values,
+		watched: { status: watched.status, lead_status: watched.lead_status, notes: watched.notes, completed: watched.completed },
 		sealed: contact ? seal(request.id, contact) : '',
 		readAt: recordMs(current.updatedAt),
 		...(contact ? { print: contactPrint(contact) } : {}),
