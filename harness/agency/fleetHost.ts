@@ -73,7 +73,7 @@ async function run(command: FleetCommand): Promise<unknown> {
 	switch (command.op) {
 		case 'start': {
 			for (const spec of command.specs) {
-				sandboxes.push(await startSandbox({ seed: spec.seed, sizes: spec.sizes, minGapMs: command.options.minGapMs, quiet: true }));
+				sandboxes.push(await startSandbox({ seed: spec.seed, sizes: spec.sizes, minGapMs: command.options.minGapMs, quiet: true, ...(command.options.commitLagMs !== undefined ? { choices: { commitLagMs: command.options.commitLagMs } } : {}) }));
 			}
 			return sandboxes.map((sandbox): FleetClient => ({ url: sandbox.url, key: sandbox.keys.demo, secondKey: sandbox.keys.second }));
 		}

@@ -14,6 +14,8 @@ export interface FleetSpec {
 export interface FleetOptions {
 	/** The sandbox's minimum gap between requests of one key (default 1000: the contract's limit). */
 	minGapMs?: number;
+	/** The sandboxes' late commits (choices.commitLagMs; default: the sandbox's, up to 2 s). */
+	commitLagMs?: number;
 }
 
 export interface FleetClient {

@@ -20,16 +20,12 @@ import { apiRequest } from '../../nodes/shared/transport/request';
 import type { LogCapture } from './helpers';
 import { captureLogs, leaksOf, safeJson } from './helpers';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 let sandbox: Sandbox;
 let logs: LogCapture;
 
 beforeAll(async () => {
 	logs = captureLogs(); // before anything of n8n's HTTP layer is created, so its logger is ours too
-	sandbox = await startSandbox({ sizes: { requests: 120, sessions: 120, forms: 3, profiles: 6 }, choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox({ sizes: { requests: 120, sessions: 120, forms: 3, profiles: 6 } });
 });
 afterAll(async () => {
 	logs.restore();

@@ -13,10 +13,6 @@ import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';
 import { FAULT_MATRIX, SIZES, duplicatesIn } from './helpers';
 import { pacing429s } from '../support/pacing429';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 const MIN = 60_000;
 const DELAY_MIN = 30;
 const EVENTS = ['sessionAbandoned', 'sessionCompleted', 'requestCreated'];
@@ -25,7 +21,7 @@ let sandbox: Sandbox;
 let harness: Harness;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ sizes: SIZES, choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox({ sizes: SIZES });
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 });
 afterAll(async () => await sandbox.close());

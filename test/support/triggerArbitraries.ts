@@ -1,7 +1,8 @@
 /**
  * fast-check arbitraries for the trigger's property tests: settings (every option of the node that the
  * poll loop sees) and programs of steps (triggerProgram.ts). Small worlds and small page sizes, so a few
- * dozen items span many pages and a poll's budget cuts it short; few customers, so that they meet.
+ * dozen items span many pages and a poll's budget cuts it short; few customers, so that they meet; a
+ * half of the writes committed late (within what the trigger assumes).
  */
 import fc from 'fast-check';
 
@@ -10,6 +11,7 @@ import type { WatchGroup } from '../../nodes/BookingRequestsTrigger/events/reque
 import type { Activity, ContactKind, FuzzSettings, Program, RequestChangeSpec, Step } from './triggerProgram';
 import { DAY, FORMS } from './triggerProgram';
 import { MIN } from './triggerWorld';
+import { EDGE_WINDOW_MS } from '../../nodes/BookingRequestsTrigger/model/pages';
 
 const WATCH_GROUPS: WatchGroup[] = ['status', 'lead_status', 'internal_notes', 'completed_at', 'contact'];
 
@@ -89,14 +91,25 @@ export interface Shape {
 	ties?: boolean;
 }
 
+/**
+ * How late a write is committed after its stamp: mostly not at all, else up to just under
+ * EDGE_WINDOW_MS (README: rows are visible within 5 seconds of their timestamp). Shrinks to absent.
+ */
+const late = fc.option(fc.oneof(fc.integer({ min: 1, max: 2_000 }), fc.integer({ min: 2_001, max: EDGE_WINDOW_MS - 1 })), { nil: undefined, freq: 2 });
+/** `late` (and the keys given) as optional keys of a write's record: absent when not drawn, so a kept program stays short. */
+function write<T extends Record<string, unknown>>(fields: { [K in keyof T]: fc.Arbitrary<T[K]> }, lates: string[] = ['late']): fc.Arbitrary<T> {
+	const all = { ...fields, ...Object.fromEntries(lates.map((key) => [key, late])) } as { [K in keyof T]: fc.Arbitrary<T[K]> };
+	return fc.record(all, { requiredKeys: Object.keys(fields) as Array<keyof T> }).map((record) => Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T);
+}
+
 export function activityArb(shape: Shape = { maxSteps: 40 }): fc.Arbitrary<Activity> {
 	const many = shape.ties ? fc.integer({ min: 1, max: 7 }) : fc.constantFrom(1, 1, 1, 2, 3);
 	return fc.oneof(
-		{ weight: 5, arbitrary: fc.record({ k: fc.constant('start' as const), c: customer, form, contact: fc.constantFrom<ContactKind[]>('both', 'both', 'email', 'phone', 'none'), n: many, spelling: fc.boolean() }) },
-		{ weight: 4, arbitrary: fc.record({ k: fc.constant('save' as const), s: fc.nat(20), addEmail: fc.boolean() }) },
-		{ weight: 3, arbitrary: fc.record({ k: fc.constant('complete' as const), s: fc.nat(20), from: fc.constantFrom<Array<'old' | 'new'>>('old', 'new') }) },
-		{ weight: 2, arbitrary: fc.record({ k: fc.constant('book' as const), c: customer, form }) },
-		{ weight: 2, arbitrary: fc.record({ k: fc.constant('request' as const), c: customer, form, n: shape.ties ? fc.integer({ min: 1, max: 9 }) : fc.constantFrom(1, 1, 2, 4), sameMs: shape.ties ? fc.constant(true) : fc.boolean() }) },
+		{ weight: 5, arbitrary: write({ k: fc.constant('start' as const), c: customer, form, contact: fc.constantFrom<ContactKind[]>('both', 'both', 'email', 'phone', 'none'), n: many, spelling: fc.boolean() }) },
+		{ weight: 4, arbitrary: write({ k: fc.constant('save' as const), s: fc.nat(20), addEmail: fc.boolean() }) },
+		{ weight: 3, arbitrary: write({ k: fc.constant('complete' as const), s: fc.nat(20), from: fc.constantFrom<Array<'old' | 'new'>>('old', 'new') }, ['late', 'lateRequest']) },
+		{ weight: 2, arbitrary: write({ k: fc.constant('book' as const), c: customer, form }, ['late', 'lateRequest']) },
+		{ weight: 2, arbitrary: write({ k: fc.constant('request' as const), c: customer, form, n: shape.ties ? fc.integer({ min: 1, max: 9 }) : fc.constantFrom(1, 1, 2, 4), sameMs: shape.ties ? fc.constant(true) : fc.boolean() }) },
 		{ weight: 4, arbitrary: fc.record({ k: fc.constant('change' as const), r: fc.nat(30), change: changeSpec, updatedAt: fc.constantFrom<Array<'now' | 'null' | 'keep'>>('now', 'now', 'null', 'keep') }) },
 		{ weight: 4, arbitrary: fc.record({ k: fc.constant('tick' as const), ms: fc.oneof(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 10_000, max: 12 * MIN })) }) },
 	);

@@ -13,7 +13,10 @@
  *   poll ended at least a delay after its activity and it was still idle when that poll began; else it
  *   MUST NOT;
  * - "at most 30 days before" (recovery), "for 7 days" (bookings remembered), the cooldown: judged on the
- *   event and poll times; between the earliest and latest reading of a rule, either answer is allowed.
+ *   event and poll times; between the earliest and latest reading of a rule, either answer is allowed;
+ * - a row visible after activation is new, whatever its timestamp (one committed late may be stamped
+ *   before the first poll); events come oldest first, but a row committed late after a poll that sent
+ *   newer events had begun comes in a later poll, up to EDGE before them.
  * Violations are tagged so that each property checks its own part.
  */
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
@@ -112,10 +115,24 @@ export function judge(program: Program, run: Run): Violation[] {
 			if (poll.events[i].at < poll.events[i - 1].at) fail('order', `poll ${poll.index}: ${poll.events[i].eventId} (at ${poll.events[i].at}) after ${poll.events[i - 1].eventId} (at ${poll.events[i - 1].at})`);
 		}
 	}
+	// Across polls: oldest first, but for a row committed late (README: visible within 5 s of its
+	// timestamp) that became visible once a poll had begun that sent newer events: it comes in a later
+	// poll, at most EDGE before them.
+	const visibleAt = (event: TriggerEvent): number => {
+		if (event.event === 'request.created') return run.requests.get((event.request as BookingRequest).id)?.seq ?? Infinity;
+		if (event.event === 'session.completed') return run.sessions.get(event.session!.id)?.completed?.seq ?? Infinity;
+		return -Infinity;
+	};
 	const ordered = keptLog.filter((entry) => entry.event.event !== 'request.updated');
-	for (let i = 1; i < ordered.length; i++) {
-		const [before, after] = [ordered[i - 1].event, ordered[i].event];
-		if (after.at < before.at) fail('order', `${after.eventId} (at ${after.at}, poll ${ordered[i].poll.index}) after ${before.eventId} (at ${before.at}, poll ${ordered[i - 1].poll.index})`);
+	const newestOfPoll = new Map<PollRecord, Delivered>();
+	for (const entry of ordered) {
+		for (const [poll, newest] of newestOfPoll) {
+			if (poll === entry.poll || newest.event.at <= entry.event.at) continue;
+			const late = visibleAt(entry.event) > poll.startSeq && newest.event.at - entry.event.at <= EDGE;
+			if (!late) fail('order', `${entry.event.eventId} (at ${entry.event.at}, poll ${entry.poll.index}) after ${newest.event.eventId} (at ${newest.event.at}, poll ${poll.index})`);
+		}
+		const newest = newestOfPoll.get(entry.poll);
+		if (!newest || entry.event.at >= newest.event.at) newestOfPoll.set(entry.poll, entry);
 	}
 
 	// ---- helpers over the history
@@ -369,8 +386,6 @@ export function judge(program: Program, run: Run): Violation[] {
 	}
 	for (const session of sessions.values()) {
 		if (!session.completed || session.completed.seq <= baseline.endSeq || !events.sessionCompleted || !formOk(session.form)) continue;
-		// At the activation's very millisecond (after its read): history or not, either is right.
-		if (session.completed.at <= baseline.endNow) continue;
 		const eventId = `session.completed:${session.id}:${session.completed.requestId}`;
 		if (keptIds.has(eventId)) continue;
 		if (trigger.onlyRecovered) {
@@ -396,7 +411,8 @@ export function judge(program: Program, run: Run): Violation[] {
 	}
 	if (events.requestCreated) {
 		for (const request of requests.values()) {
-			if (request.seq <= baseline.endSeq || request.createdAt <= baseline.endNow || (settings.form !== undefined && request.form !== settings.form)) continue;
+			// Visible after activation, whatever its stamp (a row committed late lands just before it): new.
+			if (request.seq <= baseline.endSeq || (settings.form !== undefined && request.form !== settings.form)) continue;
 			if (!keptIds.has(`request.created:${request.id}`)) fail(slowPoll(request.seq) ? 'slowPoll' : 'missing', `request.created:${request.id} never fired`);
 		}
 	}
@@ -475,7 +491,7 @@ function checkUpdate(entry: Delivered, program: Program, run: Run, keptLog: Deli
 	}
 	if (changed.length === 0) {
 		// What changed is not known: only for a request that existed at activation, changed after it.
-		if (history.createdAt > baseline.endNow) fail('updates', `${id}: changed_fields [] for a request created after activation`);
+		if (history.seq > baseline.endSeq) fail('updates', `${id}: changed_fields [] for a request created after activation`);
 		if (event.previous !== null) fail('payload', `${id}: changed_fields [] but previous ${JSON.stringify(event.previous)}`);
 		if (updatedAt === null || updatedAt <= baseline.startNow) fail('updates', `${id}: an unknown change without updated_at after activation`);
 		return;
@@ -527,7 +543,7 @@ function checkUpdatesFinal(program: Program, run: Run, keptLog: Delivered[], fai
 	const fields = fieldsOfGroups(updates.fields);
 	const lastSeq = Math.max(...run.polls.map((poll) => poll.endSeq));
 	for (const history of run.requests.values()) {
-		if (history.seq <= baseline.endSeq || history.createdAt <= baseline.endNow) continue;
+		if (history.seq <= baseline.endSeq) continue;
 		if (program.settings.form !== undefined && history.form !== program.settings.form) continue;
 		if (rankAt(run, program, history, lastSeq) >= updates.watchNewest) continue;
 		const last = [...keptLog].reverse().find((entry) => (entry.event.event === 'request.created' || entry.event.event === 'request.updated') && (entry.event.request as BookingRequest)?.id === history.id);

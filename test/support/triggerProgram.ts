@@ -7,6 +7,9 @@
  * without e-mail/phone, on two forms), save them again (adding an e-mail), complete older or newer
  * drafts, book without a draft, create requests (several in one millisecond), change requests (status,
  * lead status, notes, completion, contact; `updated_at` set, null or kept), the clock ticks and jumps,
+ * and any write may be committed late (`late`: stamped up to EDGE_WINDOW_MS before it becomes visible,
+ * never at or before what it follows, as the sandbox's `commitLagMs` does; a booking's request and its
+ * session each with their own lag),
  * n8n's clock jumps against the API's, and polls: cut by a call budget, with activity between their
  * page reads, their save dropped by n8n, or the saved state rolled back to an older one.
  *
@@ -27,15 +30,19 @@ import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import { FORM_A, MIN, World, iso, makeRequest, makeSession, resetIds } from './triggerWorld';
 
-/**
- * One poll of the trigger from the saved state (as JSON, like workflow static data): the state read and
- * decoded once (an unreadable one is a new baseline), written once.
- */
-async function pollTrigger(source: PageSource, saved: unknown, settings: TriggerSettings, options: PollOptions): Promise<{ events: TriggerEvent[]; cut: boolean; state: unknown }> {
-	const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
-	const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
-	return { events: result.events, cut: result.cut, state: result.memory && writeMemory(result.memory) };
+/** The trigger a program drives: one poll from the saved state (as JSON, like workflow static data) to its events and the state it writes. */
+export interface TriggerUnderTest {
+	poll(source: PageSource, saved: unknown, settings: TriggerSettings, options: PollOptions): Promise<{ events: TriggerEvent[]; cut: boolean; state: unknown }>;
 }
+
+/** The trigger as it polls: the state read and decoded once (an unreadable one is a new baseline), written once. */
+export const DECODING_TRIGGER: TriggerUnderTest = {
+	async poll(source, saved, settings, options) {
+		const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
+		const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
+		return { events: result.events, cut: result.cut, state: result.memory && writeMemory(result.memory) };
+	},
+};
 
 export const FORM_B = 'bbbbbbbb-0000-4bbb-8bbb-bbbbbbbbbbbb';
 export const FORMS = [FORM_A, FORM_B] as const;
@@ -56,18 +63,26 @@ export interface RequestChangeSpec {
 	emailSpelling?: boolean;
 }
 
+/**
+ * A write committed late: stamped `late` ms before it becomes visible (0 to EDGE_WINDOW_MS; absent: 0,
+ * stamped when visible, after every stamp before it); `lateRequest` the same for a booking's request.
+ */
+export interface Late {
+	late?: number;
+}
+
 /** Something the world does (between polls, or between two page reads of a poll). */
 export type Activity =
 	/** `n` drafts (in one millisecond when n > 1) of customer `c` (0..) on form `form`. */
-	| { k: 'start'; c: number; form: 0 | 1; contact: ContactKind; n?: number; spelling?: boolean }
+	| ({ k: 'start'; c: number; form: 0 | 1; contact: ContactKind; n?: number; spelling?: boolean } & Late)
 	/** The open draft `s` (an index into the open drafts, oldest first, modulo) saved again; `addEmail`: with an e-mail now. */
-	| { k: 'save'; s: number; addEmail?: boolean }
+	| ({ k: 'save'; s: number; addEmail?: boolean } & Late)
 	/** An open draft completed: `s` counted from the oldest (`from: 'old'`) or the newest open draft. */
-	| { k: 'complete'; s: number; from: 'old' | 'new' }
+	| ({ k: 'complete'; s: number; from: 'old' | 'new'; lateRequest?: number } & Late)
 	/** A booking without a saved draft (placeholder session) by customer `c`. */
-	| { k: 'book'; c: number; form: 0 | 1 }
+	| ({ k: 'book'; c: number; form: 0 | 1; lateRequest?: number } & Late)
 	/** `n` requests by customer `c` (in one millisecond when `sameMs`). */
-	| { k: 'request'; c: number; form: 0 | 1; n?: number; sameMs?: boolean }
+	| ({ k: 'request'; c: number; form: 0 | 1; n?: number; sameMs?: boolean } & Late)
 	/** The request `r` (counted from the newest, modulo) changed. */
 	| { k: 'change'; r: number; change: RequestChangeSpec; updatedAt: 'now' | 'null' | 'keep' }
 	| { k: 'tick'; ms: number };
@@ -250,8 +265,15 @@ export class ProgramRunner {
 	/** The kept states, newest last, with the poll that saved each. */
 	private readonly saved: Array<{ state: unknown; poll: number }> = [];
 
-	constructor(readonly program: Program) {
+	/** The settings polls run with (a differential program may change them between polls). */
+	settings: FuzzSettings;
+
+	constructor(
+		readonly program: Program,
+		protected readonly trigger: TriggerUnderTest = DECODING_TRIGGER,
+	) {
 		this.world.now = Date.UTC(2026, 10, 1, 12, 0, 0);
+		this.settings = program.settings;
 	}
 
 	private open(): BookingSession[] {
@@ -299,7 +321,7 @@ export class ProgramRunner {
 				return;
 			case 'start': {
 				this.seq++;
-				const t = iso(world.stamp());
+				const t = iso(world.stamp(step.late));
 				for (let i = 0; i < (step.n ?? 1); i++) {
 					const session = makeSession({ form_id: FORMS[step.form], created_at: t, updated_at: t, data: draftData(step.c, step.contact, step.spelling ?? false) });
 					world.sessions.push(session);
@@ -321,7 +343,8 @@ export class ProgramRunner {
 					this.customerOf.set(session.id, c);
 					session.data = { contact: { firstname: 'Ada', email: emailOf(c), phone: contact.phone } };
 				}
-				world.save(session);
+				session.step = 'schedule';
+				session.updated_at = iso(world.stamp(step.late, Date.parse(session.updated_at!)));
 				this.openPeriod(session);
 				return;
 			}
@@ -331,9 +354,12 @@ export class ProgramRunner {
 				const session = step.from === 'old' ? open[step.s % open.length] : open[open.length - 1 - (step.s % open.length)];
 				this.seq++;
 				this.closePeriod(session.id);
-				const t = world.stamp();
+				// One commit in the contract's words, two rows: each stamped with its own lag, both after the draft.
+				const draftAt = Date.parse(session.updated_at!);
+				const t = world.stamp(step.late, draftAt);
+				const requestAt = step.late || step.lateRequest ? world.stamp(step.lateRequest, draftAt) : t;
 				const contact = draftContactOf(session);
-				const request = makeRequest({ created_at: iso(t), form_id: session.form_id, email: contact.email ?? '', phone: contact.phone ?? '' });
+				const request = makeRequest({ created_at: iso(requestAt), form_id: session.form_id, email: contact.email ?? '', phone: contact.phone ?? '' });
 				const customer = contact.email || contact.phone ? (this.customerOf.get(session.id) ?? null) : null;
 				this.addRequest(request, customer, session.id);
 				session.request_id = request.id;
@@ -343,8 +369,9 @@ export class ProgramRunner {
 			}
 			case 'book': {
 				this.seq++;
-				const t = world.stamp();
-				const request = makeRequest({ created_at: iso(t), form_id: FORMS[step.form], email: emailOf(step.c), phone: requestPhoneOf(step.c) });
+				const t = world.stamp(step.late);
+				const requestAt = step.late || step.lateRequest ? world.stamp(step.lateRequest) : t;
+				const request = makeRequest({ created_at: iso(requestAt), form_id: FORMS[step.form], email: emailOf(step.c), phone: requestPhoneOf(step.c) });
 				const session = makeSession({ form_id: FORMS[step.form], step: 'confirm', data: {}, request_id: request.id, created_at: iso(t), updated_at: iso(t) });
 				world.sessions.push(session);
 				this.sessions.set(session.id, { id: session.id, form: FORMS[step.form], createdAt: t, createdSeq: this.seq, placeholder: true, periods: [], completed: { seq: this.seq, at: t, requestId: request.id } });
@@ -353,9 +380,9 @@ export class ProgramRunner {
 			}
 			case 'request': {
 				this.seq++;
-				const same = step.sameMs ? world.stamp() : undefined;
+				const same = step.sameMs ? world.stamp(step.late) : undefined;
 				for (let i = 0; i < (step.n ?? 1); i++) {
-					const t = same ?? world.stamp();
+					const t = same ?? world.stamp(step.late);
 					this.addRequest(makeRequest({ created_at: iso(t), form_id: FORMS[step.form], email: emailOf(step.c), phone: requestPhoneOf(step.c) }), step.c);
 				}
 				return;
@@ -384,8 +411,8 @@ export class ProgramRunner {
 	}
 
 	/** The model as the node's API source: the Form filter on the session list, and on the request list unless it is read for every form. */
-	private source(count: { calls: number; startNow?: number }, limit: number, churn: Array<{ at: number; act: Activity }>): PageSource {
-		const { settings } = this.program;
+	protected source(count: { calls: number; startNow?: number }, limit: number, churn: Array<{ at: number; act: Activity }>): PageSource {
+		const { settings } = this;
 		const perPage = settings.perPage;
 		const form = settings.form;
 		const requestsForm = settings.trigger.requestsForm !== undefined ? undefined : form;
@@ -415,13 +442,13 @@ export class ProgramRunner {
 	}
 
 	async poll(options: { budget: number | null; save?: 'keep' | 'drop'; churn?: Array<{ at: number; act: Activity }>; baseline?: boolean; drain?: boolean }): Promise<PollRecord> {
-		const { settings } = this.program;
+		const { settings } = this;
 		const startSeq = this.seq;
 		const count: { calls: number; startNow?: number } = { calls: 0 };
 		const limit = options.budget ?? Infinity;
 		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
 		const top = this.saved[this.saved.length - 1];
-		const result = await pollTrigger(this.source(count, limit, options.churn ?? []), top ? JSON.parse(JSON.stringify(top.state)) : undefined, settings.trigger, {
+		const result = await this.trigger.poll(this.source(count, limit, options.churn ?? []), top ? JSON.parse(JSON.stringify(top.state)) : undefined, settings.trigger, {
 			budget,
 			needsRequest: settings.includeRequest ? () => true : undefined,
 			localNow: () => this.world.now + this.skew,
@@ -452,18 +479,21 @@ export class ProgramRunner {
 		this.saved.length = Math.min(this.saved.length, keep);
 	}
 
+	/** One step of the program. */
+	protected async step(step: Step): Promise<void> {
+		if (step.k === 'poll') await this.poll(step);
+		else if (step.k === 'rollback') this.rollback(step.back);
+		else if (step.k === 'jump') this.world.advance(step.ms);
+		else if (step.k === 'skew') this.skew = step.ms;
+		else this.act(step);
+	}
+
 	async run(): Promise<Run> {
-		const { settings } = this.program;
 		for (const step of this.program.before) this.act(step);
 		// Activation: the baseline poll, unlimited and quiet while it reads.
 		await this.poll({ budget: null, baseline: true });
-		for (const step of this.program.steps) {
-			if (step.k === 'poll') await this.poll(step);
-			else if (step.k === 'rollback') this.rollback(step.back);
-			else if (step.k === 'jump') this.world.advance(step.ms);
-			else if (step.k === 'skew') this.skew = step.ms;
-			else this.act(step);
-		}
+		for (const step of this.program.steps) await this.step(step);
+		const { settings } = this;
 		// The world goes quiet: the clock passes every delay, and polls run until enough of them are quiet
 		// (Request Updated re-reads older pages of its range in rotation: up to 10 extra pages a poll).
 		this.world.advance(settings.trigger.abandonedAfterMs + 10 * MIN);

@@ -3,7 +3,8 @@
  * last, ties by id descending, like the sandbox), requests by created_at, a clock, and customers who
  * start, save and complete bookings. It serves pages to the trigger's real poll loop (fetch.ts
  * `pollChanges` with the real planner and rules), with hooks that change the data between page reads
- * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them.
+ * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them
+ * or a write is committed late (`stamp`).
  */
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
@@ -94,6 +95,12 @@ export function makeSettings(overrides: Partial<Omit<TriggerSettings, 'events'>>
 	};
 }
 
+/** A write's stamp (ms), for what follows it: -∞ when it has none. */
+function stampOf(at: string | null): number {
+	const ms = at === null ? NaN : Date.parse(at);
+	return Number.isNaN(ms) ? -Infinity : ms;
+}
+
 function desc(a: string | null, b: string | null): number {
 	if (a === b) return 0;
 	if (a === null) return 1;
@@ -139,6 +146,22 @@ export async function pollState(
 	return { ...result, state: result.memory && writeMemory(result.memory) };
 }
 
+/**
+ * Late commits as the sandbox's default draws them (`commitLagMs` [0, 2000]): a lag per write from a
+ * seeded generator (the same seed, the same lags), for `World.lag`.
+ */
+export function commitLag(seed = 1, maxMs = 2_000): () => number {
+	let state = seed >>> 0;
+	return () => {
+		// mulberry32
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4_294_967_296) * (maxMs + 1));
+	};
+}
+
 /** A customer's contact as the widget's draft holds it (`data.contact`) and as a request holds it. */
 export interface Customer {
 	email?: string | null;
@@ -149,6 +172,11 @@ export interface Customer {
 }
 
 let customerCounter = 0;
+/** Customers are numbered from 1 again (a world that must meet the same customers on every run). */
+export function resetCustomers(): void {
+	customerCounter = 0;
+}
+
 /** A customer nobody else shares (a unique e-mail and phone). */
 export function newCustomer(): Customer {
 	customerCounter++;
@@ -164,12 +192,18 @@ export class World {
 	sessions: BookingSession[] = [];
 	requests: BookingRequest[] = [];
 	calls = 0;
+	/** Late commits (the sandbox's `commitLagMs`): how late each write of the world's methods is committed, drawn per write; none when unset. */
+	lag?: () => number;
 	private last = 0;
 
-	/** Strictly increasing activity stamps on the world clock. */
-	stamp(): number {
-		const t = Math.max(this.now, this.last + 1);
-		this.last = t;
+	/**
+	 * Activity stamps on the world clock, strictly increasing; or, for a write committed `late` ms after
+	 * it was stamped (a late commit, at most EDGE_WINDOW_MS: what the trigger assumes), `late` ms before
+	 * now, but never at or before `after` (the row's earlier write, or the draft a booking comes from).
+	 */
+	stamp(late = this.lag?.() ?? 0, after = -Infinity): number {
+		const t = late > 0 ? Math.max(this.now - late, after + 1) : Math.max(this.now, this.last + 1, after + 1);
+		this.last = Math.max(this.last, t);
 		return t;
 	}
 
@@ -187,15 +221,18 @@ export class World {
 
 	save(session: BookingSession, step = 'schedule'): BookingSession {
 		session.step = step;
-		session.updated_at = iso(this.stamp());
+		session.updated_at = iso(this.stamp(undefined, stampOf(session.updated_at)));
 		return session;
 	}
 
 	/** The customer submits: a request, and the session gets request_id (and a new updated_at unless `bump` is false). */
 	complete(session: BookingSession, bump = true): BookingRequest {
-		const t = this.stamp();
+		// One commit in the contract's words, two rows: with late commits each has its own stamp, after the draft's.
+		const draftAt = stampOf(session.updated_at);
+		const t = this.stamp(undefined, draftAt);
+		const requestAt = this.lag ? this.stamp(undefined, draftAt) : t;
 		const contact = ((session.data as { contact?: { email?: string | null; phone?: string | null } } | null)?.contact ?? {}) as Customer;
-		const request = makeRequest({ created_at: iso(t), form_id: session.form_id, email: contact.email ?? '', phone: contact.phone ?? '' });
+		const request = makeRequest({ created_at: iso(requestAt), form_id: session.form_id, email: contact.email ?? '', phone: contact.phone ?? '' });
 		this.requests.push(request);
 		session.request_id = request.id;
 		if (bump) session.updated_at = iso(t);
@@ -205,7 +242,7 @@ export class World {
 	/** A booking without a saved draft: a request and a placeholder session. */
 	bookWithoutDraft(customer: Customer = newCustomer()): { session: BookingSession; request: BookingRequest } {
 		const t = this.stamp();
-		const request = makeRequest({ created_at: iso(t), ...requestContactOf(customer) });
+		const request = makeRequest({ created_at: iso(this.lag ? this.stamp() : t), ...requestContactOf(customer) });
 		this.requests.push(request);
 		const session = makeSession({ step: 'confirm', data: {}, request_id: request.id, created_at: iso(t), updated_at: iso(t) });
 		this.sessions.push(session);

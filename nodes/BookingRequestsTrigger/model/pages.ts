@@ -111,6 +111,19 @@ export function pollNow(pages: PageObservation[], fallbackNow: number): number {
 	return bounds.get(pages[pages.length - 1].seq) as number;
 }
 
+/**
+ * How far a window at the top of `list` may have handled everything: EDGE_WINDOW_MS below the list's
+ * latest read of page 1 (not below the poll's end: a row committed just after that read, stamped up to
+ * EDGE_WINDOW_MS before it, is still to come when the poll goes on reading long), and below `now`. Rows
+ * above it are remembered by id.
+ */
+export function edgeFloor(pages: PageObservation[], list: ListName, now: number): number {
+	const bounds = readBounds(pages, now);
+	const firsts = pages.filter((page) => page.list === list && page.page === 1);
+	const topRead = firsts.length === 0 ? now : Math.max(...firsts.map((page) => bounds.get(page.seq) ?? now));
+	return Math.min(now, topRead) - EDGE_WINDOW_MS;
+}
+
 /** A page the planner asks for. */
 export interface PageRequest {
 	list: ListName;

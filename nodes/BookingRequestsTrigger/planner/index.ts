@@ -20,6 +20,7 @@ import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
+import { KeySet } from '../state/keySet';
 import { WINDOW_KINDS } from '../windows';
 import { locatedBelow } from '../windows/advance';
 import type { Window } from '../windows/window';
@@ -83,12 +84,14 @@ export class Planner {
 		}
 		this.now = pollNow(this.input.pages, this.input.fallbackNow);
 		if (!previous) {
-			// Baseline: find where each window deep in its list starts (the abandonment horizon), so that the
-			// next polls can go straight there.
+			// Baseline: the rows of the edge at the top of each list (remembered by id: a row committed late
+			// into it afterwards is new), and where each window deep in its list starts (the abandonment
+			// horizon), so that the next polls can go straight there.
 			for (const kind of WINDOW_KINDS) {
 				if (!lists[kind.list] || !kind.baselineFloor) continue;
-				const floor = kind.baselineFloor(this.now, settings);
-				if (locatedBelow(this.input.pages, kind.list, floor) === undefined) yield* locate({ view: this.view, read: this.gate, list: kind.list }, (at) => at <= floor, 2);
+				const floor = kind.baselineFloor(this.now, settings, this.input.pages);
+				if (kind.atTop) yield* this.readTopDownTo(kind.list, floor);
+				else if (locatedBelow(this.input.pages, kind.list, floor) === undefined) yield* locate({ view: this.view, read: this.gate, list: kind.list }, (at) => at <= floor, 2);
 			}
 		} else {
 			this.windows = windowsOf(previous, settings, this.now);
@@ -186,6 +189,16 @@ export class Planner {
 		}
 		if (later.length > 0 && all.every((target) => later.includes(target) || covered(view, target)) && this.input.pagesLeft() >= 1) {
 			yield* this.readTargets(later, false);
+		}
+	}
+
+	/** The run from page 1 of `list` read on until it reaches a row at or below `floor`, or the list's end. */
+	private *readTopDownTo(list: ListName, floor: number): Plan<void> {
+		const edge: Window = { name: list, list, floor, hi: Infinity, offset: 0, done: new KeySet() };
+		for (let end = this.view.openTopRunEnd(list); end > 0 && !runStopped(this.view, { list, window: edge, fromTop: true }); end++) {
+			const request = this.gate(list, end + 1);
+			if (!request) return;
+			yield request;
 		}
 	}
 

@@ -1,6 +1,7 @@
 /**
- * A poll of the published trigger: one at a time per node, the state read once, a new key checked
- * against the workspace, the poll (engine.ts), the items, and the state written once.
+ * A poll of the published trigger: one at a time per node, the state read once (or the memory this
+ * process kept from the node's last poll, when the state is the one it wrote: keptMemory.ts), a new key
+ * checked against the workspace, the poll (engine.ts), the items, and the state written once.
  */
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
@@ -10,9 +11,10 @@ import type { TriggerMemory } from '../state/decoded';
 import { needsRequest } from '../output/itemFields';
 import type { TriggerSettings } from '../model/settings';
 import type { ItemOptions } from '../output/itemFields';
-import { readMemory, writeMemory } from '../state/codec';
 import { STATE_KEY } from '../state/format';
 import { CallBudget } from './budget';
+import type { ReadInput } from './keptMemory';
+import { memoryAtStart, stateAtEnd } from './keptMemory';
 import type { PollResult } from './engine';
 import { pollChanges } from './engine';
 import { toItems } from './items';
@@ -78,10 +80,10 @@ async function continuedMemory(ctx: IPollFunctions, memory: TriggerMemory | unde
 	return undefined;
 }
 
-async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: PollWindow): Promise<INodeExecutionData[][] | null> {
-	const { settings, output } = params;
-	const staticData = ctx.getWorkflowStaticData('node');
-	const stored = readMemory(staticData[STATE_KEY], {
+/** How this poll reads the stored state. */
+function readInput(params: PollParameters): ReadInput {
+	const { settings } = params;
+	return {
 		expect: {
 			fingerprint: settings.fingerprint,
 			lists: listsFor(settings),
@@ -90,7 +92,14 @@ async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: Pol
 		},
 		settings,
 		about: { baseUrl: params.baseUrlId, key: params.key.id },
-	});
+	};
+}
+
+async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: PollWindow & { key: string }): Promise<INodeExecutionData[][] | null> {
+	const { settings, output } = params;
+	const staticData = ctx.getWorkflowStaticData('node');
+	const read = readInput(params);
+	const stored = memoryAtStart(window.key, staticData[STATE_KEY], read);
 	const previous = await continuedMemory(ctx, stored.memory, params, window.deadline);
 	if (previous === 'later') return null;
 	const source = apiSource(ctx, params.formId, { deadline: window.deadline, requestsOfEveryForm: settings.requestsForm !== undefined });
@@ -103,7 +112,7 @@ async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: Pol
 	const items = await toItems(ctx, result.events, { ...output, now: result.now }, { deadline: window.deadline });
 	if (result.memory) {
 		const label = { ...result.memory.label, key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
-		staticData[STATE_KEY] = writeMemory({ ...result.memory, label }) as unknown as IDataObject;
+		staticData[STATE_KEY] = stateAtEnd(window.key, { ...result.memory, label }, read) as unknown as IDataObject;
 	}
 	logResult(ctx, result, { items: items.length, budgetMs: window.budgetMs });
 	return items.length > 0 ? [items] : null;
@@ -117,7 +126,7 @@ export async function activePoll(ctx: IPollFunctions, params: PollParameters, wi
 	if (busyUntil !== undefined && Date.now() < busyUntil) return null;
 	running.set(key, Date.now() + window.budgetMs + REQUEST_TIMEOUT_MS);
 	try {
-		return await pollOnce(ctx, params, window);
+		return await pollOnce(ctx, params, { ...window, key });
 	} finally {
 		running.delete(key);
 	}

@@ -6,8 +6,8 @@
  */
 import type { Decision } from '../events/context';
 import { sharedInPoll } from '../events/context';
-import type { ListName, PageObservation } from '../model/pages';
-import { EDGE_WINDOW_MS, readBounds } from '../model/pages';
+import type { PageObservation } from '../model/pages';
+import { edgeFloor } from '../model/pages';
 import type { Checkpoint, CustomerMemories, SessionListMemory, TriggerMemory } from '../state/decoded';
 import type { WindowMemories } from '../windows';
 import { WINDOW_KINDS, windowsOfList } from '../windows';
@@ -70,17 +70,10 @@ export function nextCheckpoints(previous: Checkpoint[], pages: PageObservation[]
 	return checkpoints;
 }
 
-/** Where a window's floor may go: up to the frontier and, at the top of a list, not into the last 5 s before its read of page 1. */
+/** Where a window's floor may go: up to the frontier and, at the top of a list, not into the last 5 s before its read of page 1 (model/pages.ts `edgeFloor`). */
 function limits(evaluation: Evaluation, frontier: number): (kind: WindowKind, offset: number) => number {
 	const { now, pages } = evaluation;
-	// Late after the list's newest read of page 1, not after the poll's end: a row committed just after
-	// that read, with a timestamp up to 5 s older, is still to come when the poll goes on reading long.
-	const bounds = readBounds(pages, now);
-	const topRead = (list: ListName) => {
-		const firsts = pages.filter((page) => page.list === list && page.page === 1);
-		return firsts.length === 0 ? now : Math.max(...firsts.map((page) => bounds.get(page.seq) ?? now));
-	};
-	return (kind, offset) => Math.min(frontier - offset, kind.edge ? Math.min(now, topRead(kind.list)) - EDGE_WINDOW_MS : Infinity);
+	return (kind, offset) => Math.min(frontier - offset, kind.edge ? edgeFloor(pages, kind.list, now) : Infinity);
 }
 
 /** The customers' memory with the handled decisions in, pruned up to the point the poll judged (a new memory: the one given is not changed). */

@@ -168,10 +168,30 @@ export function writeMemory(memory: TriggerMemory): TriggerState {
 		...(label.ref !== undefined ? { ref: label.ref } : {}),
 		...(label.events !== undefined ? { ev: label.events } : {}),
 		...(label.baseUrl !== undefined ? { bu: label.baseUrl } : {}),
+		...(label.generation !== undefined ? { g: label.generation } : {}),
 		since: memory.since,
 		polledAt: memory.polledAt,
 		skewMs: memory.skewMs,
 		...(memory.sessions ? { sessions: encodeSessionList(memory.windows, memory.sessions) } : {}),
 		...stored,
+	};
+}
+
+/**
+ * The memory `decodeMemory` would give for `state`, which `writeMemory` wrote from `memory`, without
+ * decoding its large parts: the windows, the label and the checkpoints are read back from the state
+ * (small), the customers' memories and the events' own memories are `memory`'s (they read back as
+ * they are: state/dayBuckets.ts, events/requestUpdated/records.ts). A poll that keeps its memory for
+ * the next one keeps this (poll/keptMemory.ts).
+ */
+export function writtenMemory(memory: TriggerMemory, state: TriggerState, settings: TriggerSettings): TriggerMemory {
+	const small: Record<string, unknown> = { ...state };
+	for (const kind of EVENT_KINDS) if (kind.memory) delete small[kind.memory.slot];
+	if (state.sessions) small.sessions = { ...state.sessions, seen: {}, booked: undefined, reminded: undefined, shared: undefined };
+	const decoded = decodeMemory(small as TriggerState, settings);
+	return {
+		...decoded,
+		...(decoded.sessions && memory.sessions ? { sessions: { ...decoded.sessions, customers: memory.sessions.customers } } : {}),
+		events: Object.fromEntries(Object.entries(decoded.events).map(([slot, empty]) => [slot, memory.events[slot] ?? empty])),
 	};
 }

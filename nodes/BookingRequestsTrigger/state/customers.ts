@@ -18,6 +18,7 @@
  */
 import { customerKeys, normaliseEmail, normalisePhone } from '../../shared/customer';
 import { ALPHABET, decodeNumber, encodeNumber } from './numbers';
+import { DayBuckets } from './dayBuckets';
 import { codeOf } from './keySet';
 import { DAY_MS } from './seen';
 
@@ -98,34 +99,65 @@ export function isPackedReminded(value: unknown): value is string {
 	return typeof value === 'string' && (value === '' || value.split(',').every((record) => REMINDED_RECORD_RE.test(record)));
 }
 
+/** A day of bookings: code + milliseconds of the day (5), appended to when the day only gained keys. */
+function packBooked(entries: ReadonlyMap<string, number>, day: number, before?: { packed: string; count: number }): string {
+	const out: string[] = before ? [before.packed] : [];
+	let i = 0;
+	for (const [code, ms] of entries) if (i++ >= (before?.count ?? 0)) out.push(code + encodeNumber(ms - day * DAY_MS, 5));
+	return out.join('');
+}
+
+/** The codes of a day's bookings made before `oldest`. */
+function codesBefore(entries: ReadonlyMap<string, number> | undefined, oldest: number): string[] {
+	const codes: string[] = [];
+	for (const [code, ms] of entries ?? []) if (ms < oldest) codes.push(code);
+	return codes;
+}
+
 /** Customer keys (as codes) with the time of their newest booking request. */
 export class BookedMemory {
-	private readonly latest = new Map<string, number>();
+	/** Each key under the UTC day of its newest booking (state/dayBuckets.ts: shared with copies until changed). */
+	private days = new DayBuckets<number>();
 	/** Keys forgotten because of the bound in the last `prune`. */
 	droppedForBound = 0;
 
 	static decode(packed: PackedDays | undefined): BookedMemory {
 		const memory = new BookedMemory();
-		for (const [day, records] of Object.entries(packed ?? {})) {
+		const days: Array<{ day: number; text: string; entries: Map<string, number> }> = [];
+		let records = 0;
+		const codes = new Set<string>();
+		for (const [day, text] of Object.entries(packed ?? {})) {
 			const start = Number(day) * DAY_MS;
 			if (!Number.isFinite(start)) continue;
-			for (let at = 0; at + 13 <= records.length; at += 13) {
-				memory.addCode(records.slice(at, at + 8), start + decodeNumber(records.slice(at + 8, at + 13)));
+			const entries = new Map<string, number>();
+			for (let at = 0; at + 13 <= text.length; at += 13, records++) {
+				const code = text.slice(at, at + 8);
+				entries.set(code, Math.max(entries.get(code) ?? -Infinity, start + decodeNumber(text.slice(at + 8, at + 13))));
+				codes.add(code);
 			}
+			days.push({ day: Number(day), text, entries });
+		}
+		// As this memory writes it, each key once: every day's text stays as it is. Else the newest booking per key.
+		const once = codes.size === records;
+		for (const { day, text, entries } of days) {
+			if (once) memory.days.load(day, entries, text.length === entries.size * 13 ? text : undefined);
+			else for (const [code, ms] of entries) memory.addCode(code, ms);
 		}
 		return memory;
 	}
 
-	/** A copy to change (a poll never changes the memory it starts from). */
+	/** A copy to change (a poll never changes the memory it starts from); the days are shared until one changes. */
 	clone(): BookedMemory {
 		const copy = new BookedMemory();
-		for (const [code, ms] of this.latest) copy.latest.set(code, ms);
+		copy.days = this.days.clone();
 		return copy;
 	}
 
 	private addCode(code: string, ms: number): void {
-		const known = this.latest.get(code);
-		if (known === undefined || ms > known) this.latest.set(code, ms);
+		const known = this.days.find(code);
+		if (known !== undefined && ms <= known.value) return;
+		if (known !== undefined && known.day !== dayOf(ms)) this.days.delete(known.day, code);
+		this.days.set(dayOf(ms), code, ms);
 	}
 
 	/** Remembers a booking request of the customer with these key codes, created at `ms`. */
@@ -135,46 +167,43 @@ export class BookedMemory {
 
 	/** Takes `other`'s bookings in too (the newest time per key wins). */
 	merge(other: BookedMemory): void {
-		for (const [code, ms] of other.latest) this.addCode(code, ms);
+		for (const day of other.days.dayNumbers()) for (const [code, ms] of other.days.entries(day) ?? []) this.addCode(code, ms);
 	}
 
 	/** The newest booking time of any of these keys, or undefined. */
 	newest(codes: string[]): number | undefined {
 		let newest: number | undefined;
 		for (const code of codes) {
-			const ms = this.latest.get(code);
+			const ms = this.days.find(code)?.value;
 			if (ms !== undefined && (newest === undefined || ms > newest)) newest = ms;
 		}
 		return newest;
 	}
 
 	get size(): number {
-		return this.latest.size;
+		return this.days.size;
 	}
 
 	/** Forgets bookings older than the retention, then the oldest bookings (within a day too) while over `limit`. */
 	prune(now: number, limit = BOOKED_LIMIT): void {
 		this.droppedForBound = 0;
 		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
-		for (const [code, ms] of this.latest) if (ms < oldest) this.latest.delete(code);
-		const excess = this.latest.size - limit;
-		if (excess <= 0) return;
-		const byAge = [...this.latest].sort((a, b) => a[1] - b[1]);
-		for (const [code] of byAge.slice(0, excess)) this.latest.delete(code);
-		this.droppedForBound = excess;
+		for (const day of this.days.dayNumbers()) {
+			if (day < dayOf(oldest)) this.days.dropDay(day);
+			else if (day === dayOf(oldest)) for (const code of codesBefore(this.days.entries(day), oldest)) this.days.delete(day, code);
+		}
+		let excess = this.size - limit;
+		for (const day of this.days.dayNumbers()) {
+			if (excess <= 0) break;
+			const byAge = [...(this.days.entries(day) ?? [])].sort((a, b) => a[1] - b[1]).slice(0, excess);
+			for (const [code] of byAge) this.days.delete(day, code);
+			this.droppedForBound += byAge.length;
+			excess -= byAge.length;
+		}
 	}
 
 	encode(): PackedDays {
-		const byDay = new Map<number, string[]>();
-		for (const [code, ms] of this.latest) {
-			const day = dayOf(ms);
-			const list = byDay.get(day) ?? [];
-			list.push(code + encodeNumber(ms - day * DAY_MS, 5));
-			byDay.set(day, list);
-		}
-		const out: PackedDays = {};
-		for (const day of [...byDay.keys()].sort((a, b) => a - b)) out[String(day)] = (byDay.get(day) as string[]).join('');
-		return out;
+		return this.days.encode(packBooked);
 	}
 }
 
@@ -189,9 +218,35 @@ export interface Reminder {
 	at: number;
 }
 
+/** A reminder's stored record: key codes (2 × 8) + event ms of the day (5) + idle seconds (5) + session id (22). */
+function packReminder(record: Reminder): string {
+	const day = dayOf(record.at);
+	const codes = record.codes[0] + (record.codes[1] ?? NO_KEY);
+	const idleSeconds = Math.max(0, Math.round((record.at - record.activity) / 1000));
+	return codes + encodeNumber(record.at - day * DAY_MS, 5) + encodeNumber(idleSeconds, 5) + packId(record.sessionId);
+}
+
+/** The distinct reminders of a day's entries (a reminder is under each of its codes it still holds). */
+const remindersOf = (entries: ReadonlyMap<string, Reminder>): Reminder[] => [...new Set(entries.values())];
+
+/** Oldest first, and by their stored text where they have one time (the same order however they were added). */
+function byTime(records: Reminder[]): Array<{ record: Reminder; text: string }> {
+	return records.map((record) => ({ record, text: packReminder(record) })).sort((a, b) => a.record.at - b.record.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+}
+
+const packReminded = (entries: ReadonlyMap<string, Reminder>): string =>
+	byTime(remindersOf(entries))
+		.map((entry) => entry.text)
+		.join(',');
+
 /** Customers this trigger reported abandoned: cooldown and recovery. */
 export class RemindedMemory {
-	private readonly byCode = new Map<string, Reminder>();
+	/**
+	 * Per key code, the newest reminder of a customer with that key, under the UTC day of its event
+	 * (state/dayBuckets.ts: shared with copies until changed). A reminder is kept while it is the newest
+	 * for one of its keys.
+	 */
+	private days = new DayBuckets<Reminder>();
 	/** Customers forgotten because of the bound in the last `prune`. */
 	droppedForBound = 0;
 
@@ -217,64 +272,64 @@ export class RemindedMemory {
 	/** A copy to change (a poll never changes the memory it starts from; a reminder is never changed, only replaced). */
 	clone(): RemindedMemory {
 		const copy = new RemindedMemory();
-		for (const [code, reminder] of this.byCode) copy.byCode.set(code, reminder);
+		copy.days = this.days.clone();
 		return copy;
 	}
 
 	/** Remembers a reported abandonment: for each of its keys, it replaces an older one. */
 	add(reminder: Reminder): void {
 		for (const code of reminder.codes) {
-			const known = this.byCode.get(code);
-			if (!known || known.at <= reminder.at) this.byCode.set(code, reminder);
+			const known = this.days.find(code);
+			if (known && known.value.at > reminder.at) continue;
+			if (known && known.day !== dayOf(reminder.at)) this.days.delete(known.day, code);
+			this.days.set(dayOf(reminder.at), code, reminder);
 		}
 	}
 
-	private detach(reminder: Reminder): void {
-		for (const code of reminder.codes) if (this.byCode.get(code) === reminder) this.byCode.delete(code);
+	private detach(day: number, reminder: Reminder): void {
+		for (const code of reminder.codes) if (this.days.entries(day)?.get(code) === reminder) this.days.delete(day, code);
 	}
 
 	/** The newest reported abandonment of a customer with any of these key codes. */
 	last(codes: string[]): Reminder | undefined {
 		let last: Reminder | undefined;
 		for (const code of codes) {
-			const reminder = this.byCode.get(code);
+			const reminder = this.days.find(code)?.value;
 			if (reminder && (!last || reminder.at > last.at)) last = reminder;
 		}
 		return last;
 	}
 
-	private records(): Reminder[] {
-		return [...new Set(this.byCode.values())];
+	get size(): number {
+		let size = 0;
+		for (const day of this.days.dayNumbers()) size += remindersOf(this.days.entries(day) ?? new Map()).length;
+		return size;
 	}
 
-	get size(): number {
-		return this.records().length;
+	/** Key codes held (at most two per customer): counted without reading them. */
+	get keys(): number {
+		return this.days.size;
 	}
 
 	/** Forgets abandonments older than the retention, then the oldest ones (within a day too) while over `limit`. */
 	prune(now: number, limit = REMINDED_LIMIT): void {
 		this.droppedForBound = 0;
 		const oldest = now - REMINDED_RETENTION_DAYS * DAY_MS;
-		const records = this.records();
-		for (const record of records) if (record.at < oldest) this.detach(record);
-		const kept = records.filter((record) => record.at >= oldest).sort((a, b) => a.at - b.at);
-		const gone = kept.slice(0, Math.max(0, kept.length - limit));
-		for (const record of gone) this.detach(record);
-		this.droppedForBound = gone.length;
+		for (const day of this.days.dayNumbers()) {
+			if (day < dayOf(oldest)) this.days.dropDay(day);
+			else if (day === dayOf(oldest)) for (const record of remindersOf(this.days.entries(day) ?? new Map())) if (record.at < oldest) this.detach(day, record);
+		}
+		let excess = this.size - limit;
+		for (const day of this.days.dayNumbers()) {
+			if (excess <= 0) break;
+			const gone = byTime(remindersOf(this.days.entries(day) ?? new Map())).slice(0, excess);
+			for (const { record } of gone) this.detach(day, record);
+			this.droppedForBound += gone.length;
+			excess -= gone.length;
+		}
 	}
 
 	encode(): PackedDays {
-		const byDay = new Map<number, string[]>();
-		for (const record of this.records().sort((a, b) => a.at - b.at)) {
-			const day = dayOf(record.at);
-			const list = byDay.get(day) ?? [];
-			const codes = record.codes[0] + (record.codes[1] ?? NO_KEY);
-			const idleSeconds = Math.max(0, Math.round((record.at - record.activity) / 1000));
-			list.push(codes + encodeNumber(record.at - day * DAY_MS, 5) + encodeNumber(idleSeconds, 5) + packId(record.sessionId));
-			byDay.set(day, list);
-		}
-		const out: PackedDays = {};
-		for (const day of [...byDay.keys()].sort((a, b) => a - b)) out[String(day)] = (byDay.get(day) as string[]).join(',');
-		return out;
+		return this.days.encode(packReminded);
 	}
 }

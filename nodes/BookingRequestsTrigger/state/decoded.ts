@@ -41,6 +41,12 @@ export interface StateLabel {
 	events?: string;
 	/** The Base URL, as a short hash. */
 	baseUrl?: string;
+	/**
+	 * A token unique to the write that made this state (set by the poll that writes it): the same token
+	 * read back means the same state, so the poll that wrote it may go on with the memory it kept
+	 * (poll/keptMemory.ts). Not decoded.
+	 */
+	generation?: string;
 }
 
 export interface TriggerMemory {

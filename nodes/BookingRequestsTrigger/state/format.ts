@@ -49,6 +49,8 @@ export interface TriggerState extends RequestWindowsState {
 	ev?: string;
 	/** The Base URL, as a short hash. */
 	bu?: string;
+	/** The write that made this state: a random token (state/decoded.ts `StateLabel.generation`). */
+	g?: string;
 	since: number;
 	polledAt: number;
 	skewMs: number;

@@ -2,7 +2,8 @@
  * Sessions this trigger saw abandoned (and, with the same structure, phones found shared by many
  * customers): codes (keySet.ts `codeOf`) bucketed by UTC day, bounded (SEEN_LIMIT). Pure, JSON-safe.
  */
-import { codeOf, splitCodes } from './keySet';
+import { DayBuckets } from './dayBuckets';
+import { CODE_LENGTH, codeOf, splitCodes } from './keySet';
 
 export const DAY_MS = 86_400_000;
 /** A session seen abandoned is remembered for this long (by the day it became abandoned). */
@@ -16,11 +17,16 @@ export const SEEN_LIMIT = 56_000;
 /** Stored form: UTC day number (days since 1970-01-01, as a decimal string) → concatenated codes. */
 export type PackedSeen = Record<string, string>;
 
+/** A day of codes, written as their concatenation (appended to when the day only gained codes). */
+const packCodes = (codes: ReadonlyMap<string, true>, _day: number, before?: { packed: string; count: number }): string => {
+	const all = [...codes.keys()];
+	return before ? before.packed + all.slice(before.count).join('') : all.join('');
+};
+
 /** Sessions this trigger saw abandoned, for "once per session", `recovered` and Only Recovered. */
 export class SeenMemory {
-	private readonly days = new Map<number, string[]>();
-	/** Each code with the day it was seen. */
-	private readonly codes = new Map<string, number>();
+	/** Codes by the UTC day they were seen, in the order seen (state/dayBuckets.ts: shared with copies until changed). */
+	private days = new DayBuckets<true>();
 	/** Sessions forgotten because of the bound in the last `prune` (not because of age). */
 	droppedForBound = 0;
 
@@ -30,32 +36,32 @@ export class SeenMemory {
 			const number = Number(day);
 			if (!Number.isInteger(number)) continue;
 			const list = splitCodes(codes);
-			memory.days.set(number, list);
-			for (const code of list) memory.codes.set(code, number);
+			const entries = new Map(list.map((code) => [code, true as const]));
+			// Its text stays the day's text while it holds each code once (as this memory writes it).
+			memory.days.load(number, entries, entries.size === list.length && codes.length === list.length * CODE_LENGTH ? codes : undefined);
 		}
 		return memory;
 	}
 
-	/** A copy to change (a poll never changes the memory it starts from). */
+	/** A copy to change (a poll never changes the memory it starts from); the days are shared until one changes. */
 	clone(): SeenMemory {
 		const copy = new SeenMemory();
-		for (const [day, codes] of this.days) copy.days.set(day, [...codes]);
-		for (const [code, day] of this.codes) copy.codes.set(code, day);
+		copy.days = this.days.clone();
 		return copy;
 	}
 
 	has(id: string): boolean {
-		return this.codes.has(codeOf(id));
+		return this.hasCode(codeOf(id));
 	}
 
 	/** Whether `id` was seen on the day of `ms` or later (a catch-up judges by event time, not by now). */
 	seenSince(id: string, ms: number): boolean {
-		return (this.codes.get(codeOf(id)) ?? -Infinity) >= Math.floor(ms / DAY_MS);
+		return (this.days.find(codeOf(id))?.day ?? -Infinity) >= Math.floor(ms / DAY_MS);
 	}
 
 	/** Whether this code (already hashed) is remembered. */
 	hasCode(code: string): boolean {
-		return this.codes.has(code);
+		return this.days.find(code) !== undefined;
 	}
 
 	/** Remembers `id` as seen abandoned at `at` (ms). */
@@ -65,23 +71,17 @@ export class SeenMemory {
 
 	/** Remembers a code (already hashed) at `at` (ms). */
 	addCode(code: string, at: number): void {
-		if (this.codes.has(code)) return;
-		const day = Math.floor(at / DAY_MS);
-		this.codes.set(code, day);
-		const list = this.days.get(day);
-		if (list) list.push(code);
-		else this.days.set(day, [code]);
+		if (this.hasCode(code)) return;
+		this.days.set(Math.floor(at / DAY_MS), code, true);
 	}
 
 	/** Takes `other`'s codes in too (a code known to both keeps the day this memory has). */
 	merge(other: SeenMemory): void {
-		for (const [day, list] of other.days) for (const code of list) this.addCode(code, day * DAY_MS);
+		for (const day of other.days.dayNumbers()) for (const code of other.days.entries(day)?.keys() ?? []) this.addCode(code, day * DAY_MS);
 	}
 
 	get size(): number {
-		let size = 0;
-		for (const list of this.days.values()) size += list.length;
-		return size;
+		return this.days.size;
 	}
 
 	/**
@@ -91,28 +91,18 @@ export class SeenMemory {
 	prune(now: number, limit = SEEN_LIMIT): void {
 		const oldest = Math.floor(now / DAY_MS) - SEEN_RETENTION_DAYS;
 		this.droppedForBound = 0;
-		for (const day of [...this.days.keys()]) if (day < oldest) this.forgetDay(day);
-		const days = [...this.days.keys()].sort((a, b) => a - b);
+		for (const day of this.days.dayNumbers()) if (day < oldest) this.days.dropDay(day);
 		let excess = this.size - limit;
-		while (excess > 0 && days.length > 0) {
-			const day = days.shift() as number;
-			const list = this.days.get(day) as string[];
-			const gone = list.splice(0, Math.min(excess, list.length));
-			for (const code of gone) this.codes.delete(code);
-			if (list.length === 0) this.days.delete(day);
+		for (const day of this.days.dayNumbers()) {
+			if (excess <= 0) break;
+			const gone = [...(this.days.entries(day)?.keys() ?? [])].slice(0, excess);
+			for (const code of gone) this.days.delete(day, code);
 			this.droppedForBound += gone.length;
 			excess -= gone.length;
 		}
 	}
 
-	private forgetDay(day: number): void {
-		for (const code of this.days.get(day) ?? []) this.codes.delete(code);
-		this.days.delete(day);
-	}
-
 	encode(): PackedSeen {
-		const out: PackedSeen = {};
-		for (const day of [...this.days.keys()].sort((a, b) => a - b)) out[String(day)] = (this.days.get(day) as string[]).join('');
-		return out;
+		return this.days.encode(packCodes);
 	}
 }

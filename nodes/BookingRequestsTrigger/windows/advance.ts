@@ -3,11 +3,11 @@
  * and where the floor lies in the list (`below`, a hint for the planner). Pure.
  */
 import type { Located, ListName, PageObservation } from '../model/pages';
-import { sortTime } from '../model/pages';
+import { edgeFloor, runsOf, sortTime } from '../model/pages';
 import { isLastPage } from '../../shared/pages';
 import { KeySet } from '../state/keySet';
 import type { Coverage } from './coverage';
-import { isStop } from './coverage';
+import { coverageByRun, isStop } from './coverage';
 import type { Candidate, Window, WindowMemory, WindowOutcome } from './window';
 
 /** Items at or below `time` counted from the end, from the latest page read that places the boundary. */
@@ -105,18 +105,33 @@ export function openFrom(memory: WindowMemory, where: Pick<Window, 'name' | 'lis
 	};
 }
 
+/** A window's memory at the first poll: its floor, nothing handled above it, and where the floor lies in the list. */
+export function baselineAt(pages: PageObservation[], list: ListName, floor: number): WindowMemory {
+	const below = locatedBelow(pages, list, floor);
+	return { floor, done: new KeySet(), ...(below !== undefined ? { below } : {}) };
+}
+
 /**
- * A window's memory at the first poll: its floor, the items of page 1 above it remembered as handled
- * when `fromFirstPage` (a timestamp ahead of the server's clock is not history: it is not reported
- * later either), and where the floor lies in the list.
+ * The first poll of a window at the top of a list starts it where later polls leave it: its floor at
+ * the edge (model/pages.ts `edgeFloor`), the rows read above it remembered as handled (history, as are
+ * rows stamped ahead of the server's clock), so that a row committed late into the edge after the first
+ * poll is reported like any new one. The planner reads page 1 on down to the edge; when the poll could
+ * not (more rows in the edge than it can read), the floor is the lowest row it read: the rows below it
+ * are history.
  */
-export function baselineAt(pages: PageObservation[], list: ListName, floor: number, fromFirstPage: boolean): WindowMemory {
+export function baselineAtTop(pages: PageObservation[], list: ListName, now: number): WindowMemory {
+	const edge = edgeFloor(pages, list, now);
+	const run = runsOf(pages, list).find((candidate) => candidate.pages[0].page === 1);
+	const stopped = !run || coverageByRun({ name: list, list, floor: edge, hi: Infinity, offset: 0, done: new KeySet() }, run) !== undefined;
+	const dated = (read: PageObservation[]) =>
+		read.flatMap((page) => (page.list === list ? page.items : [])).flatMap((item) => {
+			const time = sortTime(list, item);
+			return time === null ? [] : [{ id: item.id, time }];
+		});
+	const reached = stopped ? [] : dated(run.pages).map((entry) => entry.time);
+	const floor = reached.length === 0 ? edge : Math.max(edge, Math.min(...reached));
 	const done = new KeySet();
-	const firstPage = fromFirstPage ? pages.find((page) => page.list === list && page.page === 1) : undefined;
-	for (const item of firstPage?.items ?? []) {
-		const time = sortTime(list, item);
-		if (time !== null && time > floor) done.add(time, item.id);
-	}
+	for (const { id, time } of dated(pages)) if (time > floor) done.add(time, id);
 	const below = locatedBelow(pages, list, floor);
 	return { floor, done, ...(below !== undefined ? { below } : {}) };
 }

@@ -5,7 +5,8 @@
  * backlog); kept in the state with the session list's, so it starts again from the last poll when
  * Session Completed is added. Event time: `updated_at`.
  */
-import { baselineAt, nextWindow, openFrom } from './advance';
+import { edgeFloor } from '../model/pages';
+import { baselineAtTop, nextWindow, openFrom } from './advance';
 import { decodeWindow, encodeWindow, readWindow, startAt } from './stored';
 import type { WindowKind } from './window';
 
@@ -19,7 +20,8 @@ export const completionsWindow: WindowKind = {
 	required: true,
 	open: (memory, poll) => (poll.needed ? openFrom(memory, { name: 'completions', list: 'sessions', hi: Infinity, offset: 0 }) : undefined),
 	advance: (step) => ({ memory: step.outcome ? nextWindow(step.outcome, step.handled, step.limit, step.pages) : step.previous }),
-	baseline: (pages, now) => baselineAt(pages, 'sessions', now, true),
+	baseline: (pages, now) => baselineAtTop(pages, 'sessions', now),
+	baselineFloor: (now, _settings, pages) => edgeFloor(pages, 'sessions', now),
 	start: (from) => startAt(from.polledAt),
 	read: readWindow,
 	decode: decodeWindow,

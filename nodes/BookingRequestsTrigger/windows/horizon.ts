@@ -60,7 +60,7 @@ export const horizonWindow: WindowKind = {
 		return { memory: nextWindow(step.outcome, step.handled, further.bound, step.pages), handOn };
 	},
 	// Nothing to remember at the horizon: only sessions that cross it from now on are reported.
-	baseline: (pages, now, settings) => baselineAt(pages, 'sessions', now - settings.abandonedAfterMs, false),
+	baseline: (pages, now, settings) => baselineAt(pages, 'sessions', now - settings.abandonedAfterMs),
 	baselineFloor: (now, settings) => now - settings.abandonedAfterMs,
 	start: (from) => startAt(from.polledAt - from.abandonedAfterMs),
 	read: readWindow,

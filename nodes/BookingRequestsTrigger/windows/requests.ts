@@ -3,7 +3,8 @@
  * (newest first by `created_at`). New Request's events, the bookings Skip Customers Who Booked counts,
  * and which requests Request Updated may watch (their creation is handled). Event time: `created_at`.
  */
-import { baselineAt, nextWindow, openFrom } from './advance';
+import { edgeFloor } from '../model/pages';
+import { baselineAtTop, nextWindow, openFrom } from './advance';
 import { decodeWindow, encodeWindow, readWindow, startAt } from './stored';
 import type { WindowKind } from './window';
 
@@ -17,7 +18,8 @@ export const requestsWindow: WindowKind = {
 	required: true,
 	open: (memory, poll) => (poll.needed ? openFrom(memory, { name: 'requests', list: 'requests', hi: Infinity, offset: 0 }) : undefined),
 	advance: (step) => ({ memory: step.outcome && nextWindow(step.outcome, step.handled, step.limit, step.pages) }),
-	baseline: (pages, now) => baselineAt(pages, 'requests', now, true),
+	baseline: (pages, now) => baselineAtTop(pages, 'requests', now),
+	baselineFloor: (now, _settings, pages) => edgeFloor(pages, 'requests', now),
 	start: (from) => startAt(from.polledAt),
 	read: readWindow,
 	decode: decodeWindow,

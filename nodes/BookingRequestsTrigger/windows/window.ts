@@ -147,8 +147,11 @@ export interface WindowKind<M extends WindowMemory = WindowMemory, S extends Win
 	advance(step: WindowStep<M>): Advanced<M>;
 	/** Its memory after the first poll (undefined: it starts with nothing). */
 	baseline?(pages: PageObservation[], now: number, settings: TriggerSettings): M;
-	/** Its floor at the first poll, when the planner must find it below page 1. */
-	baselineFloor?(now: number, settings: TriggerSettings): number;
+	/**
+	 * Its floor at the first poll, when the planner must read down to it: a window at the top of a list
+	 * reads page 1 on down to it (the rows of the edge), another finds it by a search.
+	 */
+	baselineFloor?(now: number, settings: TriggerSettings, pages: PageObservation[]): number;
 	/** Its stored form when its list is read again, or an event that reads it is added: from the last poll. */
 	start?(from: { polledAt: number; abandonedAfterMs: number }): S;
 	/** Its stored form, checked (undefined: malformed). */

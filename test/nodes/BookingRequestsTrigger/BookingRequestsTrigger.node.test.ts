@@ -15,10 +15,6 @@ import type { Sandbox, Session } from '../../../sandbox';
 import { eventIds, rl, TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 jest.setTimeout(180_000);
 
 const MIN = 60_000;
@@ -34,7 +30,7 @@ let sandbox: Sandbox;
 let harness: Harness;
 
 beforeEach(async () => {
-	sandbox = await startSandbox({ choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox();
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 });
 afterEach(async () => {

@@ -32,9 +32,11 @@ describe('baseline (first activation)', () => {
 		expect(first.baseline).toBe(true);
 		expect(first.events).toEqual([]);
 		expect(first.pages).toEqual({ sessions: 1, requests: 1 });
-		expect(first.state!.sessions!.completions.floor).toBe(world.now);
+		// The windows at the top of the lists start where a later poll leaves them: 5 s below the read of
+		// page 1, the rows above remembered (none here), so that a row committed late is new.
+		expect(first.state!.sessions!.completions.floor).toBe(world.now - EDGE_WINDOW_MS);
 		expect(first.state!.sessions!.horizon.floor).toBe(world.now - DELAY);
-		expect(first.state!.requests!.floor).toBe(world.now);
+		expect(first.state!.requests!.floor).toBe(world.now - EDGE_WINDOW_MS);
 
 		// A quiet poll: nothing, one call per list.
 		world.advance(5 * MIN);
@@ -47,6 +49,48 @@ describe('baseline (first activation)', () => {
 		const later = await runner.poll();
 		expect(later.ids).toEqual([abandonedId(active)]);
 		expect((await runner.poll()).events).toEqual([]);
+	});
+
+	it('rows committed late just after activation, stamped before it, are new; the rows of the edge visible then, beyond page 1, are history (the first poll reads down to the edge)', async () => {
+		const world = new World();
+		// 150 requests and drafts in the 4 s before activation: two pages of each list.
+		for (let i = 0; i < 150; i++) {
+			world.addRequest();
+			world.start();
+			world.advance(25);
+		}
+		world.advance(200);
+		const runner = new Runner(world, makeSettings());
+		const first = await runner.poll();
+		expect(first.pages).toEqual({ sessions: 2, requests: 2 });
+		// Committed 1 s after activation, stamped 3 s before it (within EDGE_WINDOW_MS).
+		world.advance(1000);
+		const late = world.addRequest({ created_at: iso(world.now - 4000) });
+		const draft = world.start({ created_at: iso(world.now - 4000), updated_at: iso(world.now - 4000) });
+		const booking = world.complete(draft);
+		booking.created_at = iso(world.now - 3500);
+		draft.updated_at = iso(world.now - 3500);
+		world.advance(MIN);
+		const next = await runner.poll();
+		// Oldest first; at one time a completion before a new request.
+		expect(next.ids).toEqual([`request.created:${late.id}`, `session.completed:${draft.id}:${booking.id}`, `request.created:${booking.id}`]);
+	});
+
+	it('a first poll cut before it read the whole edge: the rows below where it got are history, the rows after it new', async () => {
+		const world = new World();
+		for (let i = 0; i < 250; i++) {
+			world.addRequest();
+			world.advance(10);
+		}
+		const settings = makeSettings({ events: { sessionAbandoned: false, sessionCompleted: false, requestCreated: true } });
+		const runner = new Runner(world, settings);
+		const first = await runner.poll({ budget: 2 });
+		expect(first.pages).toEqual({ sessions: 0, requests: 2 });
+		expect(first.state!.requests!.floor).toBe(Date.parse(world.sortedRequests()[199].created_at!));
+		world.advance(1000);
+		const after = world.addRequest();
+		world.advance(MIN);
+		expect((await runner.poll()).ids).toEqual([`request.created:${after.id}`]);
 	});
 
 	it('a session already idle at activation is history: never reported', async () => {

@@ -17,10 +17,6 @@ import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 jest.setTimeout(120_000);
 
 const MIN = 60_000;
@@ -33,7 +29,7 @@ const PARAMETERS: INodeParameters = {
 
 let sandbox: Sandbox;
 beforeEach(async () => {
-	sandbox = await startSandbox({ sizes: { forms: 2, requests: 20, sessions: 10 }, choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox({ sizes: { forms: 2, requests: 20, sessions: 10 } });
 });
 afterEach(async () => {
 	expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);

@@ -15,10 +15,6 @@ import { WATCH_PAGES_PER_POLL } from '../../../nodes/BookingRequestsTrigger/even
 import { TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 jest.setTimeout(180_000);
 
 const MIN = 60_000;
@@ -29,7 +25,7 @@ let sandbox: Sandbox;
 let harness: Harness;
 
 async function open(requests: number, minGapMs = 1000): Promise<void> {
-	sandbox = await startSandbox({ sizes: { forms: 2, requests, sessions: 5 }, minGapMs, choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox({ sizes: { forms: 2, requests, sessions: 5 }, minGapMs });
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 }
 afterEach(async () => {

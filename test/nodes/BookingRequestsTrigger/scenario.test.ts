@@ -13,10 +13,6 @@ import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 jest.setTimeout(300_000);
 
 const MIN = 60_000;
@@ -37,7 +33,7 @@ let sandbox: Sandbox;
 afterAll(async () => await sandbox?.close());
 
 test('300 sessions over 10 polls with churn: expected vs emitted events, calls per poll', async () => {
-	sandbox = await startSandbox({ minGapMs: 1000, choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox({ minGapMs: 1000 });
 	const harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 	const run = new TriggerRun(harness, sandbox, {
 		events: ['sessionAbandoned', 'sessionCompleted', 'requestCreated'],

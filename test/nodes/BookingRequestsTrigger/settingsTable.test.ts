@@ -17,10 +17,6 @@ import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 jest.setTimeout(120_000);
 
 const MIN = 60_000;
@@ -29,7 +25,7 @@ const DAY = 24 * 60 * MIN;
 let sandbox: Sandbox;
 let harness: Harness;
 beforeEach(async () => {
-	sandbox = await startSandbox({ sizes: { forms: 2, requests: 20, sessions: 10 }, choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox({ sizes: { forms: 2, requests: 20, sessions: 10 } });
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 });
 afterEach(async () => {
@@ -303,7 +299,7 @@ describe(ROWS.baseUrl, () => {
 	test('another Base URL starts everything afresh: nothing replayed, no memory of customers', async () => {
 		// The same API under two addresses (both loopback): to the trigger, two APIs.
 		await sandbox.close();
-		sandbox = await startSandbox({ host: '0.0.0.0', sizes: { forms: 2, requests: 20, sessions: 10 }, choices: TRIGGER_CHOICES });
+		sandbox = await startSandbox({ host: '0.0.0.0', sizes: { forms: 2, requests: 20, sessions: 10 } });
 		const port = new URL(sandbox.url).port;
 		const parameters = { events: ['sessionAbandoned', 'requestCreated'], abandonedAfterMinutes: 30, skipIfBooked: false, options: { customerCooldownDays: 7 } };
 		const run = new TriggerRun(createHarness({ apiKey: sandbox.keys.demo, baseUrl: `http://127.0.0.1:${port}` }), sandbox, parameters);

@@ -14,10 +14,6 @@ import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
 
-// Late commits off (commitLagMs 0): the trigger misses a row committed late just after a baseline (its
-// windows start at the poll's now, not 5 s before it as later polls do). Remove when the trigger handles them.
-const TRIGGER_CHOICES = { commitLagMs: 0 };
-
 jest.setTimeout(120_000);
 
 const MIN = 60_000;
@@ -29,7 +25,7 @@ let harness: Harness;
 
 beforeEach(async () => {
 	clearFormNamesCache();
-	sandbox = await startSandbox({ sizes: { forms: 3, requests: 20, sessions: 30 }, choices: TRIGGER_CHOICES });
+	sandbox = await startSandbox({ sizes: { forms: 3, requests: 20, sessions: 30 } });
 	harness = createHarness({ apiKey: sandbox.keys.demo, baseUrl: sandbox.url });
 });
 afterEach(async () => {

@@ -6,7 +6,7 @@
 import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
 import type { BookingRequest, BookingSession } from '../../../nodes/shared/types';
 import type { Customer } from '../../support/triggerWorld';
-import { MIN, World, makeSettings, newCustomer, resetIds } from '../../support/triggerWorld';
+import { MIN, World, makeSettings, newCustomer, resetCustomers, resetIds } from '../../support/triggerWorld';
 
 export const UPGRADE_SETTINGS: TriggerSettings = makeSettings({
 	events: { sessionAbandoned: true, sessionCompleted: true, requestCreated: true, requestUpdated: true },
@@ -30,6 +30,7 @@ export interface UpgradeWorld {
  */
 export async function beforeUpgrade(poll: (world: World) => Promise<void>): Promise<UpgradeWorld> {
 	resetIds();
+	resetCustomers();
 	const world = new World();
 	for (let i = 0; i < 3; i++) world.addRequest();
 	await poll(world);

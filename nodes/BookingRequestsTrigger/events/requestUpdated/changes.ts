@@ -14,7 +14,8 @@
  *   every new value, so a change that is filtered out (not selected, or another status) is consumed.
  * - A request that existed at activation and is read for the first time later (a range larger than the
  *   first poll reads) with `updated_at` after activation changed since: reported with `changed_fields`
- *   empty and `previous` null (what changed is not known).
+ *   empty and `previous` null (what changed is not known). One created in the last seconds before
+ *   activation was read then (ACTIVATION_EDGE_MS): without a record it is new (committed late).
  * - A change's version (its event id: index.ts `updatedEventId`): its `updated_at` ms; a change that did
  *   not move `updated_at` (or without one) is named `h` + a link of a chain: a hash of the record's last
  *   link and the watched VALUES before and after (never of how the record happens to be stored), so the
@@ -27,11 +28,11 @@ import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
 import { seal } from './contactSeal';
 import type { WatchedRecord } from './records';
-import { UpdatesMemory } from './records';
+import { contactPrint, LEGACY_SEAL, UpdatesMemory, updatedHash } from './records';
 import type { ChangeField, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import type { PageObservation } from '../../model/pages';
-import { sortTime } from '../../model/pages';
+import { EDGE_WINDOW_MS, sortTime } from '../../model/pages';
 import type { UpdateSettings } from '../../model/settings';
 
 export interface RequestChange {
@@ -123,6 +124,14 @@ function nextLink(id: string, record: WatchedRecord, before: Watched, after: Wat
 	return createHash('sha256').update(text).digest('base64url').slice(0, 8);
 }
 
+/**
+ * A request created this little before activation without a record is new, not one the first poll did
+ * not read: the first poll reads the request list down to EDGE_WINDOW_MS below its read of page 1 (a
+ * little before its "now") and remembers every request there, so one created in that edge and not
+ * remembered was committed late, after activation.
+ */
+const ACTIVATION_EDGE_MS = EDGE_WINDOW_MS + 2_000;
+
 /** Links kept in a record: the first 6 characters (the next link hashes them). */
 const KEPT_LINK = 6;
 
@@ -130,55 +139,114 @@ function recordMs(value: number | null): number | null {
 	return value !== null && value >= 0 && value < MAX_RECORD_MS ? value : null;
 }
 
+/** What one reading of a request is compared as: its watched values, `updated_at` as the record keeps it, its event time. */
+interface Current {
+	request: BookingRequest;
+	rank: number | undefined;
+	watched: Watched;
+	updatedAt: number | null;
+	/** The hash a record keeps of `updated_at` (null: none, or out of the records' range). */
+	updated: string | null;
+	at: number;
+}
+
+function currentOf(reading: Reading, record: WatchedRecord | undefined, now: number): Current {
+	const { request } = reading;
+	const updatedAt = timestampMs(request.updated_at);
+	const stored = recordMs(updatedAt);
+	// The same `updated_at` as read last (in this process) has the record's hash: not hashed again.
+	const updated = stored === null ? null : record?.readAt === stored ? record.updated : updatedHash(stored);
+	return { request, rank: reading.rank, watched: watchedOf(request), updatedAt, updated, at: updatedAt !== null && updatedAt <= now + 1000 ? updatedAt : now };
+}
+
+/** A request read for the first time since activation: remembered; reported (what changed unknown) when it changed after activation. */
+function firstRead(input: DetectInput, current: Current, reportable: boolean): RequestChange | undefined {
+	const { request, updatedAt, at } = current;
+	const created = sortTime('requests', request);
+	const existedAtActivation = created === null || created <= input.since - ACTIVATION_EDGE_MS;
+	if (input.baseline || !existedAtActivation || updatedAt === null || updatedAt <= input.since || !reportable || !passesFilters(input.settings, 'unknown', current.watched)) return undefined;
+	return { request, version: updatedAt, at, changedFields: [], previous: null };
+}
+
+/** A remembered request read again: its record after this read, and its change when a selected field changed. */
+function readAgain(input: DetectInput, current: Current, record: WatchedRecord, reportable: boolean): { next: WatchedRecord; change?: RequestChange } {
+	const { request, watched, updatedAt, at } = current;
+	const id = request.id;
+	const keepContact = input.settings.fields.includes('contact');
+	const kept = keepContact ? UpdatesMemory.contactBefore(id, record, watched.contact ?? contactOf(request)) : { contact: undefined, reseal: false };
+	const before: Watched = { ...record.watched, contact: kept.contact };
+	const changed = changedFields(before, watched);
+	const contactChanged = kept.reseal || changed.some((field) => !['status', 'lead_status', 'internal_notes', 'completed_at'].includes(field));
+	// A change that did not move `updated_at` (or without one) is named by the chain's next link.
+	const moved = updatedAt !== null && (current.updated === null || current.updated !== record.updated);
+	const link = changed.length > 0 && !moved ? nextLink(id, record, before, watched) : undefined;
+	const chain = link?.slice(0, KEPT_LINK) ?? record.chain;
+	const next: WatchedRecord = {
+		...recordOf(current, keepContact && contactChanged),
+		rank: current.rank ?? record.rank,
+		// Sealed again only when the contact changed: an unchanged record keeps its stored form.
+		...(keepContact && !contactChanged ? { sealed: record.sealed, print: kept.print } : {}),
+		...(chain !== undefined ? { chain } : {}),
+	};
+	const reported = changed.filter((field) => selectedFields(input.settings.fields).has(field));
+	if (reported.length === 0 || !reportable || !passesFilters(input.settings, reported, watched)) return { next };
+	const version = link === undefined ? (updatedAt as number) : `h${link}`;
+	return { next, change: { request, version, at, changedFields: CHANGE_FIELDS.filter((field) => reported.includes(field)), previous: previousValues(before, reported) } };
+}
+
+/** A record of what was read; its contact sealed when `seal` (else none kept). */
+function recordOf(current: Current, sealContact: boolean): WatchedRecord {
+	const { request, watched } = current;
+	const contact = sealContact ? (watched.contact ?? contactOf(request)) : undefined;
+	return {
+		rank: current.rank ?? 0,
+		updated: current.updated,
+		watched: { status: watched.status, lead_status: watched.lead_status, notes: watched.notes, completed: watched.completed },
+		sealed: contact ? seal(request.id, contact) : '',
+		readAt: recordMs(current.updatedAt),
+		...(contact ? { print: contactPrint(contact) } : {}),
+		raw: readingText(request),
+	};
+}
+
+/** The fields of a request a record is made from, as one string (compared in this process only, never stored). */
+function readingText(request: BookingRequest): string {
+	const { id, updated_at, status, lead_status, internal_notes, completed_at, first_name, last_name, email, phone } = request as unknown as Record<string, unknown>;
+	return JSON.stringify([id, updated_at, status, lead_status, internal_notes, completed_at, first_name, last_name, email, phone]);
+}
+
+/**
+ * Whether the request reads exactly as this process read it last, at the same place, and its record
+ * keeps the contact as this poll keeps it: then the record holds as it is (nothing to compare, hash or
+ * seal). A record decoded from the state has no reading yet and is compared.
+ */
+function readsAsBefore(record: WatchedRecord, reading: Reading, keepContact: boolean): boolean {
+	if (record.raw === undefined || (reading.rank ?? record.rank) !== record.rank) return false;
+	if ((record.sealed !== '') !== keepContact || record.sealed.startsWith(LEGACY_SEAL)) return false;
+	return record.raw === readingText(reading.request);
+}
+
 export function detectUpdates(input: DetectInput): DetectResult {
 	const { settings, now } = input;
 	const memory = input.memory.clone();
-	const selected = selectedFields(settings.fields);
-	// The contact is kept (sealed: about 90 of a record's 130 bytes) only when it is watched.
+	// The contact is kept (sealed: most of a record's bytes) only when it is watched.
 	const keepContact = settings.fields.includes('contact');
-	const sealOf = (id: string, request: BookingRequest, current: Watched) => (keepContact ? seal(id, current.contact ?? contactOf(request)) : '');
 	const changes: RequestChange[] = [];
-	for (const { request, rank } of watchedReadings(input.pages, settings.watchNewest).values()) {
-		if (!input.passed(request)) continue;
-		const id = request.id;
-		const record = memory.get(id);
-		const current = watchedOf(request);
-		const updatedAt = timestampMs(request.updated_at);
-		const at = updatedAt !== null && updatedAt <= now + 1000 ? updatedAt : now;
-		const reportable = input.form === undefined || request.form_id === input.form;
+	for (const reading of watchedReadings(input.pages, settings.watchNewest).values()) {
+		if (!input.passed(reading.request)) continue;
+		const record = memory.get(reading.request.id, reading.rank);
+		if (record && readsAsBefore(record, reading, keepContact)) continue;
+		const current = currentOf(reading, record, now);
+		const reportable = input.form === undefined || reading.request.form_id === input.form;
 		if (!record) {
-			const created = sortTime('requests', request);
-			const existedAtActivation = created === null || created <= input.since;
-			if (!input.baseline && existedAtActivation && updatedAt !== null && updatedAt > input.since && reportable && passesFilters(settings, 'unknown', current)) {
-				changes.push({ request, version: updatedAt, at, changedFields: [], previous: null });
-			}
-			memory.set(id, { rank: rank ?? 0, updatedAt: recordMs(updatedAt), watched: current, sealed: sealOf(id, request, current) });
+			const change = firstRead(input, current, reportable);
+			if (change) changes.push(change);
+			memory.set(reading.request.id, recordOf(current, keepContact));
 			continue;
 		}
-		const before: Watched = { ...record.watched, contact: UpdatesMemory.contactOf(id, record) };
-		const changed = changedFields(before, current);
-		const contactChanged = before.contact === undefined || changed.some((field) => !['status', 'lead_status', 'internal_notes', 'completed_at'].includes(field));
-		// A change that did not move `updated_at` (or without one) is named by the chain's next link.
-		const moved = updatedAt !== null && updatedAt !== record.updatedAt;
-		const link = changed.length > 0 && !moved ? nextLink(id, record, before, current) : undefined;
-		const chain = link?.slice(0, KEPT_LINK) ?? record.chain;
-		memory.set(id, {
-			rank: rank ?? record.rank,
-			updatedAt: recordMs(updatedAt),
-			watched: current,
-			// Sealed again only when the contact changed: an unchanged record keeps its stored form.
-			sealed: !keepContact ? '' : contactChanged ? sealOf(id, request, current) : record.sealed,
-			...(chain !== undefined ? { chain } : {}),
-		});
-		const reported = changed.filter((field) => selected.has(field));
-		if (reported.length === 0 || !reportable || !passesFilters(settings, reported, current)) continue;
-		changes.push({
-			request,
-			version: link === undefined ? (updatedAt as number) : `h${link}`,
-			at,
-			changedFields: CHANGE_FIELDS.filter((field) => reported.includes(field)),
-			previous: previousValues(before, reported),
-		});
+		const { next, change } = readAgain(input, current, record, reportable);
+		memory.set(reading.request.id, next, record);
+		if (change) changes.push(change);
 	}
 	const lowest = lowestWatchedRank(input.pages, settings.watchNewest);
 	const forgotten = lowest === undefined ? 0 : memory.forgetBelow(lowest);

@@ -3,10 +3,9 @@
  * a request differ. Pure. Notes are kept only as a hash (their text is never in the state); contact
  * fields are kept sealed (contactSeal.ts).
  */
-import { createHash } from 'node:crypto';
-
 import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
+import { sha256Base64url } from '../../state/keySet';
 
 /**
  * "Fields to Watch": the option's values (all watched by default, in this order) and their names in the
@@ -49,7 +48,7 @@ function text(value: unknown): string | null {
 
 /** A short base64url hash (4 characters: 24 bits), for values the state must not hold in clear. */
 export function shortHash(value: string, length = 4): string {
-	return createHash('sha256').update(value).digest('base64url').slice(0, length);
+	return sha256Base64url(value).slice(0, length);
 }
 
 /** Milliseconds a record holds in 7 characters (up to the year 2109). */
@@ -81,12 +80,14 @@ export function watchedOf(request: BookingRequest): Watched {
 }
 
 function withoutSeparators(value: string | null): string | null {
-	return value === null ? null : value.split('\u0000').join(' ').split('\u001f').join(' ');
+	if (value === null || (!value.includes('\u0000') && !value.includes('\u001f'))) return value;
+	return value.split('\u0000').join(' ').split('\u001f').join(' ');
 }
 
 /**
- * The contact fields of `request` as they are kept and compared: the two characters the sealed form
- * separates fields with (contactSeal.ts) cannot occur in them.
+ * The contact fields of `request` as they are kept and compared: the two control characters the form
+ * sealed before 0.2 separated fields with (contactSeal.ts `unsealLegacy`) read as spaces, so that a
+ * contact compares the same whichever form it was sealed in.
  */
 export function contactOf(request: BookingRequest): Contact {
 	const contact = {} as Contact;

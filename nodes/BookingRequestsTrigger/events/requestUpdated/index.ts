@@ -108,7 +108,7 @@ function read(input: ParameterInput): SettingsPart {
 /** Its records in the state's `updates`: a malformed copy starts them afresh. */
 const memory: EventMemory<UpdatesMemory, UpdatesState> = {
 	slot: 'updates',
-	read: (raw) => (isUpdatesState(raw) ? { from: raw.from, ...(raw.cursor !== undefined ? { cursor: raw.cursor } : {}), values: [...raw.values], records: raw.records } : undefined),
+	read: (raw) => (isUpdatesState(raw) ? { ...raw, values: [...raw.values] } : undefined),
 	decode: (state) => UpdatesMemory.decode(state),
 	encode: (records, polledAt) => records.encode(records.from ?? polledAt),
 };

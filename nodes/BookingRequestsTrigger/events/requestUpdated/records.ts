@@ -1,164 +1,275 @@
 /**
- * What Request Updated remembers of each watched request, packed for the static data:
- * one record per request in one comma-separated string, the status and lead status values in a shared
- * list (`values`), and where the rotation over older pages goes on (`cursor`). Bounded by "Watch the
- * Newest (Requests)" (at most 5,000 records). Pure and JSON-safe; decoded once per poll, encoded once.
+ * What Request Updated remembers of each watched request, in the state's `updates`: where the rotation
+ * over older pages goes on (`cursor`), the status and lead status values the records point to
+ * (`values`), and one record per request, stored by field (recordColumns.ts). Bounded by "Watch the
+ * Newest (Requests)" (at most 5,000 records). Pure and JSON-safe.
  *
- * A record: id code (8, state/keySet.ts `codeOf`) · rank (5: the request's place counted from the END of the
- * list, stable while requests are added at the top) · updated_at ms (7, or `.`) · status and lead
- * status (3 each: an index in `values`, or `.`) · completed_at (7: ms or `#` + a hash, or `.`) · notes
- * hash (4, or `.`) · the sealed contact (contactSeal.ts; empty when not known) · `~` and the change
- * chain (6) when the record has one: the link that names a change made without moving `updated_at`
- * (changes.ts), so that a flip back and forth gets a new id each time.
+ * A record: the request's rank (its place counted from the END of the list, stable while requests are
+ * added at the top), its id as a 6-character code (with the rank: two requests whose codes collide are
+ * told apart by their places), a 4-character hash of `updated_at` (only compared: moved or not), the
+ * status and lead status, `completed_at` (ms, or `#` + a hash), a 4-character hash of the notes, the
+ * sealed contact (contactSeal.ts; empty when not watched) and the change chain (6) once it has one: the
+ * link that names a change made without moving `updated_at` (changes.ts), so that a flip back and forth
+ * gets a new id each time. What `previous` reports (the earlier status, lead status, completion and
+ * contact) is what a record keeps; the rest is hashes.
+ *
+ * A memory kept from poll to poll (poll/keptMemory.ts) keeps its stored form until a record changes, and
+ * remembers in this process only what it read last of each request (`updated_at`, a fingerprint of the
+ * contact, the fields read as one string), so that an unchanged request costs no hash and no cipher. The form before 0.2 (one
+ * comma-separated string of records with 8-character codes) is read and written again in this one.
  */
+import { codeOf, sha256Base64url } from '../../state/keySet';
 import { decodeNumber, encodeNumber } from '../../state/numbers';
-import { codeOf } from '../../state/keySet';
-import { unseal } from './contactSeal';
+import { sealedContactIs, unseal, unsealLegacy } from './contactSeal';
 import type { Contact, Watched } from './fields';
+import { CONTACT_FIELDS } from './fields';
+import type { RecordColumns, RecordRow } from './recordColumns';
+import { ID_LENGTH, parseColumns, toColumns } from './recordColumns';
 
-export interface UpdatesState {
+export interface UpdatesState extends Partial<RecordColumns> {
 	/** Server time Request Updated started watching (its first poll remembers without reporting). */
 	from: number;
 	/** Rank where the next poll's rotation starts reading downward (absent: just below page 1). */
 	cursor?: number;
 	/** The status and lead status values the records point to. */
 	values: string[];
-	/** The records, comma-separated. */
-	records: string;
+	/** The records as versions before 0.2 wrote them (comma-separated), read once and written again by field. */
+	records?: string;
 }
 
 export interface WatchedRecord {
 	rank: number;
-	updatedAt: number | null;
+	/** `updated_at` as a 4-character hash (`updatedHash`); null when the request had none. */
+	updated: string | null;
 	watched: Omit<Watched, 'contact'>;
-	/** The sealed contact as stored ('' when not known). */
+	/** The sealed contact as stored ('' when not kept; `^` + the form before 0.2 until it is sealed again). */
 	sealed: string;
 	/** The last link of the chain of changes named by a hash (absent until the first one). */
 	chain?: string;
+	/** In this process only: the `updated_at` (ms) last read, so that an unchanged one is not hashed again. */
+	readAt?: number | null;
+	/** In this process only: a fingerprint of the contact sealed (`contactPrint`), once known. */
+	print?: number;
+	/** In this process only: the request's fields as read last (changes.ts `readingText`): read again the same, the record holds as it is. */
+	raw?: string;
 }
 
-/** Distinct status / lead status values an index (3 characters) can point to: more than 5,000 records hold. */
-const MAX_VALUES = 64 ** 3;
+/** A record whose form is not yet the compact one: its contact is sealed again on its next read. */
+export const LEGACY_SEAL = '^';
+
+/** `updated_at` as a record keeps it: 3 characters of a hash (18 bits), only compared (a collision names a change by its hash chain instead). */
+export const updatedHash = (ms: number): string => sha256Base64url(`updated_at:${ms}`).slice(0, 3);
+
+/** A fingerprint of a contact (53 bits, not a cipher: it stays in this process): compared instead of unsealing. */
+export function contactPrint(contact: Contact): number {
+	let h1 = 0xdeadbeef;
+	let h2 = 0x41c6ce57;
+	for (const field of CONTACT_FIELDS) {
+		const text = `${contact[field] === null ? '\u0002' : contact[field]}\u0001`;
+		for (let i = 0; i < text.length; i++) {
+			const char = text.charCodeAt(i);
+			h1 = Math.imul(h1 ^ char, 2654435761);
+			h2 = Math.imul(h2 ^ char, 1597334677);
+		}
+	}
+	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+	return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** Places (ranks) a request may move by between two reads (late commits below it): its record is still its own. */
+const RANK_SLACK = 64;
+
+const idCode = (id: string) => codeOf(id).slice(0, ID_LENGTH);
 
 const NUM = '[A-Za-z0-9_-]';
-const RECORD_RE = new RegExp(`^(${NUM}{8})(${NUM}{5})(${NUM}{7}|\\.)(${NUM}{3}|\\.)(${NUM}{3}|\\.)(${NUM}{7}|#${NUM}{6}|\\.)(${NUM}{4}|\\.)(${NUM}*)(?:~(${NUM}{6}))?$`);
+const LEGACY_RE = new RegExp(`^(${NUM}{8})(${NUM}{5})(${NUM}{7}|\\.)(${NUM}{3}|\\.)(${NUM}{3}|\\.)(${NUM}{7}|#${NUM}{6}|\\.)(${NUM}{4}|\\.)(${NUM}*)(?:~(${NUM}{6}))?$`);
+
+/** The rows of the form before 0.2; undefined when malformed. */
+function legacyRows(records: string, values: string[]): RecordRow[] | undefined {
+	const rows: RecordRow[] = [];
+	for (const record of records === '' ? [] : records.split(',')) {
+		const match = LEGACY_RE.exec(record);
+		if (!match) return undefined;
+		const [, code, rank, updated, status, lead, completed, notes, sealed, chain] = match;
+		const value = (index: string) => (index === '.' ? null : (values[decodeNumber(index)] ?? undefined));
+		if (value(status) === undefined || value(lead) === undefined) return undefined;
+		rows.push({
+			rank: decodeNumber(rank),
+			id: code.slice(0, ID_LENGTH),
+			updated: updated === '.' ? null : updatedHash(decodeNumber(updated)),
+			status: value(status) as string | null,
+			lead: value(lead) as string | null,
+			completed: completed === '.' ? null : completed,
+			notes: notes === '.' ? null : notes,
+			chain: chain ?? null,
+			contact: sealed === '' ? '' : LEGACY_SEAL + sealed,
+		});
+	}
+	return rows;
+}
+
+/** The stored rows of a state's `updates`; undefined when it is malformed. */
+export function rowsOf(raw: unknown): RecordRow[] | undefined {
+	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+	const state = raw as Record<string, unknown>;
+	if (typeof state.from !== 'number' || !Number.isFinite(state.from)) return undefined;
+	if (state.cursor !== undefined && !(Number.isInteger(state.cursor) && (state.cursor as number) >= 0)) return undefined;
+	if (!Array.isArray(state.values) || !state.values.every((value) => typeof value === 'string')) return undefined;
+	if (state.records !== undefined) return typeof state.records === 'string' ? legacyRows(state.records, state.values as string[]) : undefined;
+	return parseColumns(state, state.values as string[]);
+}
 
 /** Whether a stored `updates` value is well formed (state/codec.ts reads it back only then). */
 export function isUpdatesState(raw: unknown): raw is UpdatesState {
-	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
-	const state = raw as Record<string, unknown>;
-	if (typeof state.from !== 'number' || !Number.isFinite(state.from)) return false;
-	if (state.cursor !== undefined && !(Number.isInteger(state.cursor) && (state.cursor as number) >= 0)) return false;
-	if (!Array.isArray(state.values) || state.values.length > MAX_VALUES || !state.values.every((value) => typeof value === 'string')) return false;
-	if (typeof state.records !== 'string') return false;
-	if (state.records === '') return true;
-	for (const record of state.records.split(',')) {
-		const match = RECORD_RE.exec(record);
-		if (!match) return false;
-		for (const index of [match[4], match[5]]) if (index !== '.' && decodeNumber(index) >= state.values.length) return false;
-	}
-	return true;
+	return rowsOf(raw) !== undefined;
 }
 
-/** The watched requests this trigger has read, by id code. */
+/** The completed key a record keeps: ms in 7 characters, or `#` and a hash (fields.ts `completedKey`). */
+const completedColumn = (completed: string | null): string | null => (completed === null || completed.startsWith('#') ? completed : encodeNumber(Number(completed), 7));
+
+function recordOfRow(row: RecordRow): WatchedRecord {
+	return {
+		rank: row.rank,
+		updated: row.updated,
+		watched: { status: row.status, lead_status: row.lead, completed: row.completed === null || row.completed.startsWith('#') ? row.completed : String(decodeNumber(row.completed)), notes: row.notes },
+		sealed: row.contact,
+		...(row.chain !== null ? { chain: row.chain } : {}),
+	};
+}
+
+function rowOfRecord(id: string, record: WatchedRecord): RecordRow {
+	const { watched } = record;
+	return { rank: record.rank, id, updated: record.updated, status: watched.status, lead: watched.lead_status, completed: completedColumn(watched.completed), notes: watched.notes, chain: record.chain ?? null, contact: record.sealed };
+}
+
+/** Whether two records store the same (what this process remembers besides is not compared). */
+function sameRecord(a: WatchedRecord, b: WatchedRecord): boolean {
+	const [x, y] = [a.watched, b.watched];
+	return (
+		a.rank === b.rank &&
+		a.updated === b.updated &&
+		a.sealed === b.sealed &&
+		a.chain === b.chain &&
+		x.status === y.status &&
+		x.lead_status === y.lead_status &&
+		x.completed === y.completed &&
+		x.notes === y.notes
+	);
+}
+
+type Entry = { code: string; record: WatchedRecord };
+
+/** The watched requests this trigger has read, by id code (and rank). */
 export class UpdatesMemory {
 	cursor: number | undefined;
 	/** Undefined for a memory that starts in this poll. */
 	from: number | undefined;
-	private readonly records = new Map<string, WatchedRecord>();
+	/** Records by id code: one, or the few whose codes collide (told apart by rank). */
+	private records = new Map<string, WatchedRecord | WatchedRecord[]>();
+	private count = 0;
+	/** The stored form of these records, while none changed since it was written or read. */
+	private stored: { columns: RecordColumns; values: string[] } | undefined;
 
 	/** A copy to change (the memory a poll starts from is never changed). */
 	clone(): UpdatesMemory {
 		const copy = new UpdatesMemory();
 		copy.cursor = this.cursor;
 		copy.from = this.from;
-		for (const [code, record] of this.records) copy.records.set(code, record);
+		copy.records = new Map(this.records);
+		copy.count = this.count;
+		copy.stored = this.stored;
 		return copy;
 	}
 
 	static decode(state: UpdatesState | undefined): UpdatesMemory {
 		const memory = new UpdatesMemory();
-		if (!state) return memory;
+		const rows = state && rowsOf(state);
+		if (!state || !rows) return memory;
 		memory.cursor = state.cursor;
 		memory.from = state.from;
-		const value = (index: string) => (index === '.' ? null : (state.values[decodeNumber(index)] ?? null));
-		for (const record of state.records === '' ? [] : state.records.split(',')) {
-			const match = RECORD_RE.exec(record);
-			if (!match) continue;
-			const [, code, rank, updated, status, lead, completed, notes, sealed, chain] = match;
-			memory.records.set(code, {
-				rank: decodeNumber(rank),
-				updatedAt: updated === '.' ? null : decodeNumber(updated),
-				watched: {
-					status: value(status),
-					lead_status: value(lead),
-					completed: completed === '.' ? null : completed.startsWith('#') ? completed : String(decodeNumber(completed)),
-					notes: notes === '.' ? null : notes,
-				},
-				sealed,
-				...(chain !== undefined ? { chain } : {}),
-			});
-		}
+		for (const row of rows) memory.add(row.id, recordOfRow(row));
+		// Read in the compact form: it stays the stored form until a record changes.
+		if (state.records === undefined) memory.stored = toColumns(rows);
 		return memory;
 	}
 
 	get size(): number {
-		return this.records.size;
+		return this.count;
 	}
 
-	get(id: string): WatchedRecord | undefined {
-		return this.records.get(codeOf(id));
+	private entryOf(code: string, rank: number | undefined): WatchedRecord | undefined {
+		const held = this.records.get(code);
+		if (held === undefined) return undefined;
+		const candidates = Array.isArray(held) ? held : [held];
+		if (rank === undefined) return candidates[0];
+		let best: WatchedRecord | undefined;
+		for (const record of candidates) if (Math.abs(record.rank - rank) <= RANK_SLACK && (!best || Math.abs(record.rank - rank) < Math.abs(best.rank - rank))) best = record;
+		return best;
 	}
 
-	/** The record's contact, read back with the request's id; undefined when not known. */
-	static contactOf(id: string, record: WatchedRecord): Contact | undefined {
-		return record.sealed === '' ? undefined : unseal(id, record.sealed);
+	/** The record of request `id`, read at `rank` (undefined: the page gave no list length). */
+	get(id: string, rank?: number): WatchedRecord | undefined {
+		return this.entryOf(idCode(id), rank);
 	}
 
-	set(id: string, record: WatchedRecord): void {
-		this.records.set(codeOf(id), record);
+	private add(code: string, record: WatchedRecord): void {
+		const held = this.records.get(code);
+		this.records.set(code, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
+		this.count++;
+	}
+
+	private remove(code: string, record: WatchedRecord): void {
+		const held = this.records.get(code) as WatchedRecord | WatchedRecord[];
+		const rest = (Array.isArray(held) ? held : [held]).filter((candidate) => candidate !== record);
+		if (rest.length === 0) this.records.delete(code);
+		else this.records.set(code, rest.length === 1 ? rest[0] : rest);
+		this.count--;
+	}
+
+	/** Remembers what was read of request `id` (replacing its record, found by code and rank as read before). */
+	set(id: string, record: WatchedRecord, previous?: WatchedRecord): void {
+		const code = idCode(id);
+		const known = previous ?? this.entryOf(code, record.rank);
+		// The same stored record (what this process read besides may be newer): the stored form holds.
+		const same = known !== undefined && sameRecord(known, record);
+		if (known) this.remove(code, known);
+		this.add(code, record);
+		if (!same) this.stored = undefined;
 	}
 
 	/** Forgets the requests below `rank` (they left the watched range: newer requests pushed them out). */
 	forgetBelow(rank: number): number {
-		let forgotten = 0;
-		for (const [code, record] of this.records) {
-			if (record.rank >= rank) continue;
-			this.records.delete(code);
-			forgotten++;
-		}
-		return forgotten;
+		const gone: Entry[] = [];
+		for (const [code, held] of this.records) for (const record of Array.isArray(held) ? held : [held]) if (record.rank < rank) gone.push({ code, record });
+		for (const { code, record } of gone) this.remove(code, record);
+		if (gone.length > 0) this.stored = undefined;
+		return gone.length;
+	}
+
+	/**
+	 * The record's contact to compare with `now`, the contact read: `now` itself when it is the one
+	 * sealed (known by its fingerprint, or by the sealed form's nonce: no unsealing), else the one sealed
+	 * (unsealed); undefined when it cannot be read back. `reseal`: its stored form is to be written again;
+	 * `print`: the fingerprint of the contact sealed, when known.
+	 */
+	static contactBefore(id: string, record: WatchedRecord, now: Contact): { contact: Contact | undefined; reseal: boolean; print?: number } {
+		if (record.sealed === '') return { contact: undefined, reseal: true };
+		if (record.sealed.startsWith(LEGACY_SEAL)) return { contact: unsealLegacy(id, record.sealed.slice(1)), reseal: true };
+		const print = contactPrint(now);
+		if (record.print === print || (record.print === undefined && sealedContactIs(id, record.sealed, now))) return { contact: now, reseal: false, print };
+		const contact = unseal(id, record.sealed);
+		return contact ? { contact, reseal: false, print: contactPrint(contact) } : { contact, reseal: true };
 	}
 
 	encode(from: number): UpdatesState {
-		const values: string[] = [];
-		const indexOf = new Map<string, number>();
-		const index = (value: string | null): string => {
-			if (value === null) return '.';
-			let at = indexOf.get(value);
-			if (at === undefined) {
-				at = values.length;
-				values.push(value);
-				indexOf.set(value, at);
-			}
-			return encodeNumber(at, 3);
-		};
-		const records: string[] = [];
-		for (const [code, record] of [...this.records].sort((a, b) => b[1].rank - a[1].rank)) {
-			const { watched } = record;
-			const completed = watched.completed === null ? '.' : watched.completed.startsWith('#') ? watched.completed : encodeNumber(Number(watched.completed), 7);
-			records.push(
-				code +
-					encodeNumber(record.rank, 5) +
-					(record.updatedAt === null ? '.' : encodeNumber(record.updatedAt, 7)) +
-					index(watched.status) +
-					index(watched.lead_status) +
-					completed +
-					(watched.notes ?? '.') +
-					record.sealed +
-					(record.chain !== undefined ? `~${record.chain}` : ''),
-			);
+		if (!this.stored) {
+			const entries: Entry[] = [];
+			for (const [code, held] of this.records) for (const record of Array.isArray(held) ? held : [held]) entries.push({ code, record });
+			entries.sort((a, b) => b.record.rank - a.record.rank || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+			this.stored = toColumns(entries.map(({ code, record }) => rowOfRecord(code, record)));
 		}
-		return { from, ...(this.cursor !== undefined ? { cursor: this.cursor } : {}), values, records: records.join(',') };
+		const { columns, values } = this.stored;
+		return { from, ...(this.cursor !== undefined ? { cursor: this.cursor } : {}), values, ...columns };
 	}
 }

@@ -1,0 +1,107 @@
+/**
+ * The decoded memory of each published trigger, kept in this process from one poll to the next, so
+ * that a poll does not decode the whole state again (nor the next encode it all again: the memory keeps
+ * its stored form where nothing changed). It is used only when the stored state is exactly the one this
+ * process wrote last for that node — the state carries a random token per write (`g`), and the
+ * parameters that decide how it is read are the same — so whatever else happened to the static data
+ * falls back to decoding it: n8n restarted, another main took over (multi-main), a save was lost (n8n
+ * saves the static data only after a poll that emits; a crash loses what it held), the workflow was
+ * edited or saved with an older copy, a parameter changed. The pure core never changes the memory it is
+ * given (rules/core.ts), so the memory kept stays what that state decodes to.
+ *
+ * Bounded: at most KEPT_LIMITS.triggers memories and KEPT_LIMITS.entries entries of their memories
+ * together (customers, sessions, watched requests), the least recently polled dropped first, and one
+ * not polled for KEPT_LIMITS.idleMs is dropped (n8n does not tell a polling node it was unpublished).
+ * A dropped memory is decoded again at its next poll. Fetch Test Event neither reads nor writes it.
+ *
+ * Module state: the build emits one module per source file, so there is one store per process.
+ */
+import { randomBytes } from 'node:crypto';
+
+import type { StoredMemory } from '../state/codec';
+import { readMemory, writeMemory, writtenMemory } from '../state/codec';
+import type { TriggerMemory } from '../state/decoded';
+import type { TriggerState } from '../state/format';
+
+export const KEPT_LIMITS = { triggers: 5_000, entries: 2_000_000, idleMs: 24 * 3_600_000 };
+
+/** How a poll reads the stored state (state/codec.ts `readMemory`): what the memory read from it depends on. */
+export type ReadInput = Parameters<typeof readMemory>[1];
+
+interface Kept {
+	generation: string;
+	/** How it was read: the same parameters give the same memory. */
+	reading: string;
+	memory: TriggerMemory;
+	entries: number;
+	usedAt: number;
+}
+
+const KEPT = new Map<string, Kept>();
+let entriesKept = 0;
+
+const readingOf = (read: ReadInput): string => JSON.stringify([read.expect, read.settings.events, read.about ?? null]);
+
+/** Entries of a memory (its customers, sessions and each event's records), roughly what it weighs. */
+function entriesOf(memory: TriggerMemory): number {
+	const customers = memory.sessions?.customers;
+	const sizes = customers ? customers.seen.size + customers.booked.size + customers.reminded.keys + customers.shared.size : 0;
+	const own = Object.values(memory.events).reduce((sum: number, value) => sum + ((value as { size?: unknown }).size as number | undefined ?? 0), 0);
+	return 100 + sizes + own;
+}
+
+function drop(key: string): void {
+	const kept = KEPT.get(key);
+	if (!kept) return;
+	KEPT.delete(key);
+	entriesKept -= kept.entries;
+}
+
+/** Drops the least recently used memories while over a bound, and those idle too long. */
+function evict(now: number): void {
+	for (const [key, kept] of KEPT) {
+		const over = KEPT.size > KEPT_LIMITS.triggers || entriesKept > KEPT_LIMITS.entries;
+		if (!over && now - kept.usedAt <= KEPT_LIMITS.idleMs) return;
+		drop(key);
+	}
+}
+
+/**
+ * The memory a poll starts from: the one kept for `key` (workflow and node) when the stored state is
+ * the one written with it and is read the same way, else `raw` decoded (readMemory).
+ */
+export function memoryAtStart(key: string, raw: unknown, read: ReadInput): StoredMemory & { kept?: true } {
+	const kept = KEPT.get(key);
+	const generation = typeof raw === 'object' && raw !== null ? (raw as { g?: unknown }).g : undefined;
+	if (kept && kept.generation === generation && kept.reading === readingOf(read)) {
+		KEPT.delete(key);
+		KEPT.set(key, { ...kept, usedAt: Date.now() });
+		return { memory: kept.memory, kept: true };
+	}
+	drop(key);
+	return readMemory(raw, read);
+}
+
+/** The state a poll writes for its memory (with a new token), the memory kept for the next poll of `key`. */
+export function stateAtEnd(key: string, memory: TriggerMemory, read: ReadInput): TriggerState {
+	const generation = randomBytes(9).toString('base64url');
+	const state = writeMemory({ ...memory, label: { ...memory.label, generation } });
+	const kept = writtenMemory(memory, state, read.settings);
+	drop(key);
+	const entries = entriesOf(kept);
+	KEPT.set(key, { generation, reading: readingOf(read), memory: kept, entries, usedAt: Date.now() });
+	entriesKept += entries;
+	evict(Date.now());
+	return state;
+}
+
+/** Forgets every kept memory (as a new process would start): the next polls decode their states. */
+export function forgetKeptMemories(): void {
+	KEPT.clear();
+	entriesKept = 0;
+}
+
+/** What is kept now: memories and their entries. */
+export function keptMemories(): { triggers: number; entries: number } {
+	return { triggers: KEPT.size, entries: entriesKept };
+}

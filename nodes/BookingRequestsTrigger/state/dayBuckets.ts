@@ -1,0 +1,113 @@
+/**
+ * Entries keyed by code and grouped by UTC day, the storage of the customers' memories (customers.ts,
+ * seen.ts), which are stored by day too. A copy (`clone`) shares every day with the memory it was
+ * copied from, and copies a day before it changes it (copy on write); the memory copied is not changed
+ * any more (the pure core changes only the copies it makes). So the memory after a poll shares every
+ * day the poll left alone with the memory before it — both stay valid — and each day keeps its stored
+ * text (`packed`) until it changes: encoding writes again only the days that changed, and a day that
+ * only gained entries appends their text.
+ *
+ * The entries of a day keep the order of its stored text (decoded in that order, new ones appended,
+ * removed ones taken out), so a memory kept from poll to poll and one decoded from what it wrote encode
+ * the same text.
+ */
+
+/** One day's entries, and its stored text while it is up to date. Never changed: a change makes a new one. */
+interface Day<V> {
+	readonly entries: Map<string, V>;
+	/** The day's text for the first `packedCount` entries (undefined: encode it again). */
+	readonly packed?: string;
+	readonly packedCount: number;
+}
+
+/**
+ * How a memory writes one day: its text for these entries, given the text of the first `count` of them
+ * when the day only gained entries since (undefined: write it whole).
+ */
+export type DayPacker<V> = (entries: ReadonlyMap<string, V>, day: number, before?: { packed: string; count: number }) => string;
+
+export class DayBuckets<V> {
+	private days = new Map<number, Day<V>>();
+	/** The entries this copy made or copied itself: it may change them in place (no other memory holds them). */
+	private readonly own = new Set<Map<string, V>>();
+
+	/** A copy sharing every day; it copies a day's entries before it changes them. */
+	clone(): DayBuckets<V> {
+		const copy = new DayBuckets<V>();
+		copy.days = new Map(this.days);
+		return copy;
+	}
+
+	/** A day as decoded: its entries in the order of `packed`, which stays its text when it encodes them exactly. */
+	load(day: number, entries: Map<string, V>, packed: string | undefined): void {
+		this.days.set(day, { entries, packed, packedCount: packed === undefined ? 0 : entries.size });
+		this.own.add(entries);
+	}
+
+	/** The day numbers held, oldest first. */
+	dayNumbers(): number[] {
+		return [...this.days.keys()].sort((a, b) => a - b);
+	}
+
+	/** Entries of every day. */
+	get size(): number {
+		let size = 0;
+		for (const bucket of this.days.values()) size += bucket.entries.size;
+		return size;
+	}
+
+	entries(day: number): ReadonlyMap<string, V> | undefined {
+		return this.days.get(day)?.entries;
+	}
+
+	/** The newest day holding `code`, and its value there. */
+	find(code: string): { day: number; value: V } | undefined {
+		let found: { day: number; value: V } | undefined;
+		for (const [day, bucket] of this.days) {
+			if (found && day < found.day) continue;
+			const value = bucket.entries.get(code);
+			if (value !== undefined) found = { day, value };
+		}
+		return found;
+	}
+
+	/** The day's entries to change in place (copied first when another memory may hold them); `stale`: its text must be written whole again. */
+	private writable(day: number, stale: boolean): Map<string, V> {
+		const bucket = this.days.get(day) ?? { entries: new Map<string, V>(), packed: '', packedCount: 0 };
+		const entries = this.own.has(bucket.entries) ? bucket.entries : new Map(bucket.entries);
+		this.own.add(entries);
+		this.days.set(day, { entries, packed: stale ? undefined : bucket.packed, packedCount: bucket.packedCount });
+		return entries;
+	}
+
+	/** Sets a code's value in a day: a new code goes last (its text is appended), a known one changes in place. */
+	set(day: number, code: string, value: V): void {
+		this.writable(day, this.days.get(day)?.entries.has(code) === true).set(code, value);
+	}
+
+	delete(day: number, code: string): void {
+		if (!this.days.get(day)?.entries.has(code)) return;
+		const entries = this.writable(day, true);
+		entries.delete(code);
+		if (entries.size === 0) this.dropDay(day);
+	}
+
+	dropDay(day: number): void {
+		this.days.delete(day);
+	}
+
+	/** Each day's text, oldest day first: the days unchanged since their last encoding as they were. */
+	encode(pack: DayPacker<V>): Record<string, string> {
+		const out: Record<string, string> = {};
+		for (const day of this.dayNumbers()) {
+			let bucket = this.days.get(day) as Day<V>;
+			if (bucket.packed === undefined || bucket.packedCount < bucket.entries.size) {
+				const before = bucket.packed === undefined ? undefined : { packed: bucket.packed, count: bucket.packedCount };
+				bucket = { entries: bucket.entries, packed: pack(bucket.entries, day, before), packedCount: bucket.entries.size };
+				this.days.set(day, bucket);
+			}
+			out[String(day)] = bucket.packed as string;
+		}
+		return out;
+	}
+}

@@ -1,0 +1,63 @@
+/**
+ * Property: the memory a published trigger keeps between its polls changes nothing
+ * (nodes/BookingRequestsTrigger/poll/keptMemory.ts). Each generated program (test/support/triggerDiff.ts:
+ * the programs of the other properties, with n8n restarts, parameter changes and Fetch Test Event put
+ * between their steps; lost saves and rolled-back states are the programs' own) runs through the
+ * trigger that keeps its memory and through the trigger that decodes the stored state at every poll:
+ * the same items in the same order, the same `event_id`s, the same cuts and the same next states.
+ * Case counts and seeds: test/support/triggerFuzz.ts (FUZZ_RUNS for `npm run test:fuzz`); these three
+ * properties take a tenth of the total on top of the other properties' (each program runs twice):
+ * 240 programs with fixed seeds in `npm test`, 2,000 with a fresh seed in `npm run test:fuzz`.
+ */
+import { test } from '@fast-check/jest';
+
+import type { DiffProgram } from '../../../support/triggerDiff';
+import { diffProgramArb, runBoth } from '../../../support/triggerDiff';
+import { fuzzParams } from '../../../support/triggerFuzz';
+
+jest.setTimeout(600_000);
+
+const seen = { programs: 0, polls: 0, kept: 0, restart: 0, fetch: 0, settings: 0, rollback: 0, lostSave: 0 };
+
+/** Counts the steps that make the kept memory stale (or must not): restarts, Fetch Test Event, parameter changes, lost saves. */
+function countSteps(program: DiffProgram): void {
+	for (const step of program.steps) {
+		if (step.k === 'restart' || step.k === 'fetch' || step.k === 'settings' || step.k === 'rollback') seen[step.k]++;
+		else if (step.k === 'poll' && step.save === 'drop') seen.lostSave++;
+	}
+}
+
+async function sameAsDecoding(program: DiffProgram): Promise<void> {
+	const { decoding, keeping } = await runBoth(program);
+	expect(keeping.polls).toEqual(decoding.polls);
+	seen.programs++;
+	countSteps(program);
+	seen.polls += keeping.polls.length;
+	seen.kept += keeping.keptPolls;
+}
+
+describe('the memory kept between polls', () => {
+	afterAll(() => {
+		// eslint-disable-next-line no-console
+		console.log(
+			`[kept memory] ${seen.programs} programs, ${seen.polls} polls, ${seen.kept} of them from the memory kept; steps: ${seen.restart} restarts, ${seen.lostSave} lost saves, ${seen.rollback} rolled-back states, ${seen.settings} parameter changes, ${seen.fetch} Fetch Test Event`,
+		);
+		// The memory kept is used, not only decoded after every restart and change.
+		expect(seen.kept).toBeGreaterThan(seen.polls / 3);
+	});
+
+	test.prop([diffProgramArb()], fuzzParams(0.05, 401))('any program, any options: the same polls as decoding the state every poll', async (program) => {
+		await sameAsDecoding(program);
+	});
+
+	test.prop([diffProgramArb({}, { maxSteps: 50, busy: true })], fuzzParams(0.03, 402))('busy polls: small budgets, activity between page reads, lost saves, rolled-back states', async (program) => {
+		await sameAsDecoding(program);
+	});
+
+	test.prop([diffProgramArb({ events: { sessionAbandoned: true, requestUpdated: true } }, { maxSteps: 50 })], fuzzParams(0.02, 403))(
+		'the customers’ memories and Request Updated’s records',
+		async (program) => {
+			await sameAsDecoding(program);
+		},
+	);
+});
