@@ -1115,4 +1115,33 @@ describe("regressions: rows committed late just after the first poll (fixed: the
     const { violations } = await judged(program);
     expect(violations).toEqual([]);
   });
+
+  // Shrunk by fast-check (exactlyOnce, seed 756008699): the same edge, a booking's request 4,996 ms late
+  // after writes stamped past the world's clock; fixed in the world likewise.
+  test("exactly once › any program, any options: once per state, none missing after quiet polls (with seed=756008699)", async () => {
+    const program: Program = {
+      settings: settings({
+        events: {
+          sessionAbandoned: false,
+          sessionCompleted: false,
+          requestCreated: true,
+          requestUpdated: false,
+        },
+      }),
+      before: [],
+      steps: [
+        { k: "start", c: 0, form: 0, contact: "both", n: 1, spelling: false },
+        { k: "save", s: 0, addEmail: false },
+        { k: "start", c: 0, form: 0, contact: "both", n: 1, spelling: false },
+        { k: "complete", s: 0, from: "old" },
+        { k: "complete", s: 0, from: "old" },
+        { k: "poll", budget: 1 },
+        { k: "book", c: 0, form: 0, lateRequest: 4996 },
+        { k: "poll", budget: null },
+        { k: "rollback", back: 1 },
+      ],
+    };
+    const { violations } = await judged(program);
+    expect(violations).toEqual([]);
+  });
 });
