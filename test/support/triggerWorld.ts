@@ -199,10 +199,13 @@ export class World {
 	/**
 	 * Activity stamps on the world clock, strictly increasing; or, for a write committed `late` ms after
 	 * it was stamped (a late commit, at most EDGE_WINDOW_MS: what the trigger assumes), `late` ms before
-	 * now, but never at or before `after` (the row's earlier write, or the draft a booking comes from).
+	 * it becomes visible, but never at or before `after` (the row's earlier write, or the draft a booking
+	 * comes from). It becomes visible when the server's clock is at least every stamp given so far (writes
+	 * in one millisecond of `now` are stamped past it): measured from `now` alone, a write `late` ms late
+	 * could be stamped more than EDGE_WINDOW_MS before a poll that had read a row stamped past `now`.
 	 */
 	stamp(late = this.lag?.() ?? 0, after = -Infinity): number {
-		const t = late > 0 ? Math.max(this.now - late, after + 1) : Math.max(this.now, this.last + 1, after + 1);
+		const t = late > 0 ? Math.max(Math.max(this.now, this.last) - late, after + 1) : Math.max(this.now, this.last + 1, after + 1);
 		this.last = Math.max(this.last, t);
 		return t;
 	}

@@ -29,7 +29,7 @@ export interface PlanSnapshot {
  * are read apart.
  */
 function oneRun(top: Window, deep: Window, snapshot: PlanSnapshot): boolean {
-	if (top.below === undefined || deep.below === undefined || top.floor < deep.floor) return false;
+	if (top.below === undefined || deep.below === undefined) return false;
 	const { perPage } = snapshot.view.shape(top.list);
 	const band = Math.ceil(Math.max(0, top.below - deep.below) / perPage);
 	return band * ONE_RUN_FACTOR <= snapshot.pagesLeft;
@@ -45,7 +45,10 @@ function joinedIn(targets: Target[], list: ListName, snapshot: PlanSnapshot): Ta
 	if (!top || !deep || !oneRun(top.window, deep.window, snapshot)) return targets;
 	// One read of the list serves both windows: a run from the deep window's floor upward, as far as the
 	// poll affords (its oldest part first, like any window that does not fit).
-	const both: Target = { list, window: { ...deep.window, hi: Infinity }, fromTop: false, top: top.window };
+	// The run starts at the lower floor of the two: the top window's, when it lags behind the horizon (the
+	// horizon passes the completed sessions above the frontier, the top window's floor stops at it).
+	const base = top.window.floor < deep.window.floor ? top.window : deep.window;
+	const both: Target = { list, window: { ...base, hi: Infinity }, fromTop: false, top: top.window };
 	const merged = [...targets.filter((target) => target !== top && target !== deep), both];
 	// With every density known: the reading that brings all windows further in this poll, or, when both
 	// fit, the cheaper one. Otherwise the windows are read apart.

@@ -20,6 +20,9 @@ export interface Density {
 	quietUntil?: number;
 }
 
+/** The share of the oldest completions read left out of where the request list's backlog begins (a density estimate only). */
+const LATE_BOOKINGS_SHARE = 0.05;
+
 /** Shares `left` pages between needs: each gets its need if the equal share allows, the rest is re-shared. */
 export function shareBudget(needs: number[], left: number): number[] {
 	const shares = needs.map(() => 0);
@@ -96,7 +99,7 @@ export function densityOf(view: ListView, target: Target, now: number | undefine
  * Only a density estimate: windows/coverage.ts proves what is read.
  */
 function firstBookingAbove(view: ListView, floor: number): number | undefined {
-	let first: number | undefined;
+	const times: number[] = [];
 	let reachesFloor = false;
 	for (const page of view.pages) {
 		if (page.list !== 'sessions') continue;
@@ -105,10 +108,14 @@ function firstBookingAbove(view: ListView, floor: number): number | undefined {
 			const at = sortTime('sessions', item);
 			if (at === null) continue;
 			if (at <= floor) reachesFloor = true;
-			else if (isCompleted(item) && (first === undefined || at < first)) first = at;
+			else if (isCompleted(item)) times.push(at);
 		}
 	}
-	return reachesFloor ? first : undefined;
+	if (!reachesFloor || times.length === 0) return undefined;
+	// Not the very oldest: bookings committed late are stamped up to a few seconds early, into the quiet
+	// time before the backlog began, and would spread the request list's rows over a longer time.
+	times.sort((a, b) => a - b);
+	return times[Math.floor(times.length * LATE_BOOKINGS_SHARE)];
 }
 
 /**

@@ -1087,4 +1087,61 @@ describe("regressions: rows committed late just after the first poll (fixed: the
     expect(violations).toEqual([]);
     expect(kept.filter((event) => event.event !== "session.abandoned").map((event) => event.event)).toEqual(["session.completed", "request.created"]);
   });
+
+  // Shrunk by fast-check (mustNotFire, seed 756008801): a request stamped 4,999 ms before the world's
+  // clock, but after a row stamped 1 ms past it (writes in one millisecond are stamped past the clock),
+  // which the first poll had read: 5,000 ms before that poll's read, on its edge floor. The trigger was
+  // right (rows up to 5 s late); the world measured lateness from its clock, not from the newest stamp
+  // it had given (test/support/triggerWorld.ts `stamp`, fixed there).
+  test("nothing fires that must not › several items in one millisecond, tie groups larger than a page (with seed=756008801)", async () => {
+    const program: Program = {
+      settings: settings({
+        events: {
+          sessionAbandoned: false,
+          sessionCompleted: false,
+          requestCreated: true,
+          requestUpdated: false,
+        },
+      }),
+      before: [
+        { k: "start", c: 0, form: 0, contact: "both", n: 1, spelling: false },
+        { k: "complete", s: 0, from: "old" },
+      ],
+      steps: [
+        { k: "request", c: 0, form: 0, n: 1, sameMs: true, late: 4999 },
+        { k: "change", r: 0, change: { first_name: "Ada" }, updatedAt: "now" },
+      ],
+    };
+    const { violations } = await judged(program);
+    expect(violations).toEqual([]);
+  });
+
+  // Shrunk by fast-check (exactlyOnce, seed 756008699): the same edge, a booking's request 4,996 ms late
+  // after writes stamped past the world's clock; fixed in the world likewise.
+  test("exactly once › any program, any options: once per state, none missing after quiet polls (with seed=756008699)", async () => {
+    const program: Program = {
+      settings: settings({
+        events: {
+          sessionAbandoned: false,
+          sessionCompleted: false,
+          requestCreated: true,
+          requestUpdated: false,
+        },
+      }),
+      before: [],
+      steps: [
+        { k: "start", c: 0, form: 0, contact: "both", n: 1, spelling: false },
+        { k: "save", s: 0, addEmail: false },
+        { k: "start", c: 0, form: 0, contact: "both", n: 1, spelling: false },
+        { k: "complete", s: 0, from: "old" },
+        { k: "complete", s: 0, from: "old" },
+        { k: "poll", budget: 1 },
+        { k: "book", c: 0, form: 0, lateRequest: 4996 },
+        { k: "poll", budget: null },
+        { k: "rollback", back: 1 },
+      ],
+    };
+    const { violations } = await judged(program);
+    expect(violations).toEqual([]);
+  });
 });
