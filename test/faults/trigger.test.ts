@@ -60,6 +60,7 @@ interface Scenario {
 async function runScenario(faults: Parameters<Sandbox['setFaults']>[0]): Promise<Scenario> {
 	const run = new TriggerRun(harness, sandbox, { events: EVENTS, abandonedAfterMinutes: DELAY_MIN });
 	const t0 = sandbox.clock.now();
+	const beforeBaseline = openActivity();
 	sandbox.setFaults(faults);
 	const logStart = sandbox.log.length;
 	expect((await run.poll()).items).toBeNull();
@@ -90,12 +91,15 @@ async function runScenario(faults: Parameters<Sandbox['setFaults']>[0]): Promise
 
 	// Must be reported abandoned in poll 2: open, last activity since the baseline began (a session
 	// churned while the baseline read is watched from then on) and before the jump (so idle for more
-	// than the delay), as the sandbox holds it after poll 2.
+	// than the delay), as the sandbox holds it after poll 2. The sandbox commits writes late (its
+	// default): a session started just after the baseline may be stamped up to 2 s before t0, so a
+	// session new or moved since the baseline began counts by that, whatever its stamp.
 	const inWindow = (at: number | null | undefined) => at !== null && at !== undefined && at >= t0 && at <= tJump;
+	const movedSinceBaseline = (id: string, at: number | null) => at !== null && at <= tJump && (!beforeBaseline.has(id) || beforeBaseline.get(id) !== at);
 	const mustAbandoned = new Set<string>();
 	const mayAbandoned = new Set<string>();
 	for (const [id, at] of afterPoll2) {
-		if (inWindow(at)) mustAbandoned.add(id);
+		if (inWindow(at) || movedSinceBaseline(id, at)) mustAbandoned.add(id);
 		// Moved again (churn) while poll 2 read its pages: reporting the copy read before the move is fine, once.
 		else if (inWindow(afterPoll1.get(id))) mayAbandoned.add(id);
 	}
