@@ -75,10 +75,22 @@ interface Reading {
 	request: BookingRequest;
 	/** Place counted from the end of the list (undefined when the page gave no total). */
 	rank: number | undefined;
+	/** Read within EDGE_WINDOW_MS of the server's clock: rows committed late may still land below it (its rank grows). */
+	edge: boolean;
+}
+
+/**
+ * Whether a request read on this page may still get rows below it: one committed after the read is
+ * stamped at most EDGE_WINDOW_MS before it, so it lands below only a request created that recently (the
+ * page's `Date` header is at or before the read: the test errs towards the edge).
+ */
+function inEdge(page: PageObservation, request: BookingRequest, now: number): boolean {
+	const created = sortTime('requests', request);
+	return created !== null && created >= (page.serverDate ?? now) - EDGE_WINDOW_MS;
 }
 
 /** The newest reading of each request that was within the watched range when read. */
-function watchedReadings(pages: PageObservation[], watchNewest: number): Map<string, Reading> {
+function watchedReadings(pages: PageObservation[], watchNewest: number, now: number): Map<string, Reading> {
 	const readings = new Map<string, Reading>();
 	for (const page of [...pages].filter((p) => p.list === 'requests').sort((a, b) => a.seq - b.seq)) {
 		for (const [i, item] of page.items.entries()) {
@@ -87,7 +99,8 @@ function watchedReadings(pages: PageObservation[], watchNewest: number): Map<str
 				readings.delete(item.id);
 				continue;
 			}
-			readings.set(item.id, { request: item as unknown as BookingRequest, rank: page.total === undefined ? undefined : page.total - 1 - index });
+			const request = item as unknown as BookingRequest;
+			readings.set(item.id, { request, rank: page.total === undefined ? undefined : page.total - 1 - index, edge: inEdge(page, request, now) });
 		}
 	}
 	return readings;
@@ -143,6 +156,7 @@ function recordMs(value: number | null): number | null {
 interface Current {
 	request: BookingRequest;
 	rank: number | undefined;
+	edge: boolean;
 	watched: Watched;
 	updatedAt: number | null;
 	/** The hash a record keeps of `updated_at` (null: none, or out of the records' range). */
@@ -156,7 +170,7 @@ function currentOf(reading: Reading, record: WatchedRecord | undefined, now: num
 	const stored = recordMs(updatedAt);
 	// The same `updated_at` as read last (in this process) has the record's hash: not hashed again.
 	const updated = stored === null ? null : record?.readAt === stored ? record.updated : updatedHash(stored);
-	return { request, rank: reading.rank, watched: watchedOf(request), updatedAt, updated, at: updatedAt !== null && updatedAt <= now + 1000 ? updatedAt : now };
+	return { request, rank: reading.rank, edge: reading.edge, watched: watchedOf(request), updatedAt, updated, at: updatedAt !== null && updatedAt <= now + 1000 ? updatedAt : now };
 }
 
 /** A request read for the first time since activation: remembered; reported (what changed unknown) when it changed after activation. */
@@ -205,6 +219,7 @@ function recordOf(current: Current, sealContact: boolean): WatchedRecord {
 		sealed: contact ? seal(request.id, contact) : '',
 		readAt: recordMs(current.updatedAt),
 		...(contact ? { print: contactPrint(contact) } : {}),
+		...(current.edge ? { edge: true as const } : {}),
 		raw: readingText(request),
 	};
 }
@@ -221,7 +236,7 @@ function readingText(request: BookingRequest): string {
  * seal). A record decoded from the state has no reading yet and is compared.
  */
 function readsAsBefore(record: WatchedRecord, reading: Reading, keepContact: boolean): boolean {
-	if (record.raw === undefined || (reading.rank ?? record.rank) !== record.rank) return false;
+	if (record.raw === undefined || (reading.rank ?? record.rank) !== record.rank || (record.edge === true) !== reading.edge) return false;
 	if ((record.sealed !== '') !== keepContact || record.sealed.startsWith(LEGACY_SEAL)) return false;
 	return record.raw === readingText(reading.request);
 }
@@ -232,7 +247,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 	// The contact is kept (sealed: most of a record's bytes) only when it is watched.
 	const keepContact = settings.fields.includes('contact');
 	const changes: RequestChange[] = [];
-	for (const reading of watchedReadings(input.pages, settings.watchNewest).values()) {
+	for (const reading of watchedReadings(input.pages, settings.watchNewest, now).values()) {
 		if (!input.passed(reading.request)) continue;
 		const record = memory.get(reading.request.id, reading.rank);
 		if (record && readsAsBefore(record, reading, keepContact)) continue;

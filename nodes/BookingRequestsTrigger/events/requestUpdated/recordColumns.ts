@@ -8,7 +8,9 @@
  *   fewer than 63 values (2 below 4,095, else 3);
  * - `updated` (3: a hash of `updated_at`), `completed` (7: ms, or `#` and a hash of 6), `notes` (4: a
  *   hash) and `chain` (6): fixed widths with nulls written `.`, or `*` and a count (3) for 4 or more;
- * - `contacts`: the sealed contacts, comma-separated ('' when not kept); absent when none is kept.
+ * - `contacts`: the sealed contacts, comma-separated ('' when not kept); absent when none is kept;
+ * - `edge`: the id codes of the records read while their request was within EDGE_WINDOW_MS of the
+ *   server's clock (their rank may still grow: rows committed late below them); absent when none is.
  *
  * Pure and JSON-safe. `parseColumns` checks everything and gives undefined for anything malformed.
  */
@@ -25,6 +27,8 @@ export interface RecordRow {
 	notes: string | null;
 	chain: string | null;
 	contact: string;
+	/** Read within EDGE_WINDOW_MS of the server's clock: its rank may still grow (records.ts). */
+	edge?: boolean;
 }
 
 export interface RecordColumns {
@@ -37,6 +41,7 @@ export interface RecordColumns {
 	notes: string;
 	chain: string;
 	contacts?: string;
+	edge?: string;
 }
 
 export const ID_LENGTH = 6;
@@ -142,6 +147,7 @@ export function toColumns(rows: RecordRow[]): { columns: RecordColumns; values: 
 		chain: nullable(rows.map((row) => row.chain)),
 	};
 	if (rows.some((row) => row.contact !== '')) columns.contacts = rows.map((row) => row.contact).join(',');
+	if (rows.some((row) => row.edge === true)) columns.edge = rows.filter((row) => row.edge === true).map((row) => row.id).join('');
 	return { columns, values };
 }
 
@@ -159,6 +165,15 @@ function readIndexes(text: unknown, count: number, values: string[]): Array<stri
 
 const isText = (value: unknown): value is string => typeof value === 'string';
 
+/** The id codes of the `edge` column (empty when absent); undefined when malformed. */
+function readEdge(text: unknown): Set<string> | undefined {
+	if (text === undefined) return new Set();
+	if (!isText(text) || text.length % ID_LENGTH !== 0 || !CODE.test(text)) return undefined;
+	const codes = new Set<string>();
+	for (let at = 0; at < text.length; at += ID_LENGTH) codes.add(text.slice(at, at + ID_LENGTH));
+	return codes;
+}
+
 /** The rows of stored columns; undefined when anything is malformed. */
 export function parseColumns(raw: Record<string, unknown>, values: string[]): RecordRow[] | undefined {
 	const { ranks: rankText, ids, updated, completed, notes, chain, contacts } = raw;
@@ -175,7 +190,8 @@ export function parseColumns(raw: Record<string, unknown>, values: string[]): Re
 		chain: readNullable(chain as string, WIDTHS.chain, count, (value) => CODE.test(value)),
 	};
 	const sealed = contacts === undefined ? Array<string>(count).fill('') : (contacts as string).split(',');
-	if (Object.values(columns).some((column) => column === undefined) || sealed.length !== count || !sealed.every((text) => SEALED.test(text))) return undefined;
+	const edge = readEdge(raw.edge);
+	if (!edge || Object.values(columns).some((column) => column === undefined) || sealed.length !== count || !sealed.every((text) => SEALED.test(text))) return undefined;
 	const { status, lead } = columns as Record<string, Array<string | null>>;
 	return ranks.map((rank, i) => ({
 		rank,
@@ -187,5 +203,6 @@ export function parseColumns(raw: Record<string, unknown>, values: string[]): Re
 		notes: columns.notes![i],
 		chain: columns.chain![i],
 		contact: sealed[i],
+		...(edge.has((ids as string).slice(i * ID_LENGTH, (i + 1) * ID_LENGTH)) ? { edge: true } : {}),
 	}));
 }

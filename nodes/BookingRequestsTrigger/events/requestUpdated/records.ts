@@ -46,6 +46,11 @@ export interface WatchedRecord {
 	sealed: string;
 	/** The last link of the chain of changes named by a hash (absent until the first one). */
 	chain?: string;
+	/**
+	 * Read while the request was within EDGE_WINDOW_MS of the server's clock: rows committed late may
+	 * still land below it, so its rank may have grown since (absent: the rank is where it stays).
+	 */
+	edge?: true;
 	/** In this process only: the `updated_at` (ms) last read, so that an unchanged one is not hashed again. */
 	readAt?: number | null;
 	/** In this process only: a fingerprint of the contact sealed (`contactPrint`), once known. */
@@ -77,7 +82,10 @@ export function contactPrint(contact: Contact): number {
 	return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** Places (ranks) a request may move by between two reads (late commits below it): its record is still its own. */
+/**
+ * Places (ranks) a request may move by between two reads (late commits below it): its record is still
+ * its own, and a record read in the edge is kept until this far below the watched range (or read again).
+ */
 const RANK_SLACK = 64;
 
 const idCode = (id: string) => codeOf(id).slice(0, ID_LENGTH);
@@ -135,12 +143,14 @@ function recordOfRow(row: RecordRow): WatchedRecord {
 		watched: { status: row.status, lead_status: row.lead, completed: row.completed === null || row.completed.startsWith('#') ? row.completed : String(decodeNumber(row.completed)), notes: row.notes },
 		sealed: row.contact,
 		...(row.chain !== null ? { chain: row.chain } : {}),
+		...(row.edge === true ? { edge: true as const } : {}),
 	};
 }
 
 function rowOfRecord(id: string, record: WatchedRecord): RecordRow {
 	const { watched } = record;
-	return { rank: record.rank, id, updated: record.updated, status: watched.status, lead: watched.lead_status, completed: completedColumn(watched.completed), notes: watched.notes, chain: record.chain ?? null, contact: record.sealed };
+	const row: RecordRow = { rank: record.rank, id, updated: record.updated, status: watched.status, lead: watched.lead_status, completed: completedColumn(watched.completed), notes: watched.notes, chain: record.chain ?? null, contact: record.sealed };
+	return record.edge === true ? { ...row, edge: true } : row;
 }
 
 /** Whether two records store the same (what this process remembers besides is not compared). */
@@ -151,6 +161,7 @@ function sameRecord(a: WatchedRecord, b: WatchedRecord): boolean {
 		a.updated === b.updated &&
 		a.sealed === b.sealed &&
 		a.chain === b.chain &&
+		a.edge === b.edge &&
 		x.status === y.status &&
 		x.lead_status === y.lead_status &&
 		x.completed === y.completed &&
@@ -238,10 +249,15 @@ export class UpdatesMemory {
 		if (!same) this.stored = undefined;
 	}
 
-	/** Forgets the requests below `rank` (they left the watched range: newer requests pushed them out). */
+	/**
+	 * Forgets the requests below `rank` (they left the watched range: newer requests pushed them out). A
+	 * record read in the edge may be below it only by its rank as read (rows committed late below it since
+	 * raised it): kept until RANK_SLACK below, or until read again.
+	 */
 	forgetBelow(rank: number): number {
 		const gone: Entry[] = [];
-		for (const [code, held] of this.records) for (const record of Array.isArray(held) ? held : [held]) if (record.rank < rank) gone.push({ code, record });
+		const left = (record: WatchedRecord) => record.rank < (record.edge === true ? rank - RANK_SLACK : rank);
+		for (const [code, held] of this.records) for (const record of Array.isArray(held) ? held : [held]) if (left(record)) gone.push({ code, record });
 		for (const { code, record } of gone) this.remove(code, record);
 		if (gone.length > 0) this.stored = undefined;
 		return gone.length;

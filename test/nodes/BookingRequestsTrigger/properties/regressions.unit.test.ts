@@ -1145,3 +1145,61 @@ describe("regressions: rows committed late just after the first poll (fixed: the
     expect(violations).toEqual([]);
   });
 });
+
+// Shrunk by fast-check (exactlyOnce, FUZZ_SEED=756008598: "busy polls", seed 756008700): request 0c,
+// created in the activation's second, read by a kept poll at rank 9 while rows committed up to 558 ms
+// late landed below it; its change ("Grace", the e-mail's other spelling) was found only by polls whose
+// saves n8n dropped. Before: with the list at 26, the lowest watched rank was 11 and its record, still
+// at rank 9 as read, was forgotten though the request was 11th from the end (the 15th newest); read
+// again, it was remembered silently as new, so the change was never reported. A record read within
+// EDGE_WINDOW_MS of the server's clock is now kept until read again (or RANK_SLACK below the range).
+describe("regressions: rows committed late below a watched request (fixed: its record is not forgotten by its rank as read)", () => {
+  test("exactly once › busy polls: small budgets, activity between page reads, dropped saves, rolled-back states (with seed=756008700)", async () => {
+    const program: Program = {
+      settings: settings(
+        {
+          events: { sessionAbandoned: false, sessionCompleted: true, requestCreated: true, requestUpdated: true },
+          updates: { watchNewest: 15, fields: ["contact"], statusTo: [], leadStatusTo: [] },
+        },
+        { drainBudget: 12 },
+      ),
+      before: [],
+      steps: [
+        {"k": "request", "c": 0, "form": 0, "n": 2, "sameMs": false},
+        {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 2, "spelling": false},
+        {"k": "poll", "budget": 1, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false}}]},
+        {"k": "complete", "s": 0, "from": "old"},
+        {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false},
+        {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false},
+        {"k": "poll", "budget": 1, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false}}, {"at": 0, "act": {"k": "request", "c": 0, "form": 0, "n": 4, "sameMs": false}}, {"at": 0, "act": {"k": "book", "c": 0, "form": 0}}]},
+        {"k": "poll", "budget": null, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 2, "spelling": false}}, {"at": 0, "act": {"k": "complete", "s": 0, "from": "old"}}, {"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false, "late": 559}}]},
+        {"k": "poll", "budget": null, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false}}, {"at": 0, "act": {"k": "request", "c": 2, "form": 0, "n": 1, "sameMs": false}}, {"at": 2, "act": {"k": "request", "c": 0, "form": 0, "n": 4, "sameMs": true, "late": 558}}]},
+        {"k": "poll", "budget": 10, "save": "keep", "churn": [{"at": 1, "act": {"k": "save", "s": 20, "addEmail": true}}, {"at": 5, "act": {"k": "save", "s": 6, "addEmail": true}}, {"at": 0, "act": {"k": "start", "c": 3, "form": 0, "contact": "phone", "n": 1, "spelling": true}}, {"at": 0, "act": {"k": "request", "c": 5, "form": 0, "n": 1, "sameMs": false, "late": 459}}, {"at": 3, "act": {"k": "tick", "ms": 192}}]},
+        {"k": "change", "r": 24, "change": {"status": "complete", "notes": "call back", "emailSpelling": true}, "updatedAt": "keep"},
+        {"k": "complete", "s": 19, "from": "old", "late": 345, "lateRequest": 1123},
+        {"k": "request", "c": 2, "form": 0, "n": 1, "sameMs": true},
+        {"k": "save", "s": 3, "addEmail": true},
+        {"k": "tick", "ms": 712354},
+        {"k": "poll", "budget": null, "save": "drop", "churn": [{"at": 6, "act": {"k": "book", "c": 2, "form": 1}}, {"at": 6, "act": {"k": "start", "c": 0, "form": 0, "contact": "phone", "n": 2, "spelling": true, "late": 2986}}, {"at": 4, "act": {"k": "change", "r": 22, "change": {"status": "cancelled", "lead_status": "Won ", "completed": false, "first_name": "Grace", "emailSpelling": true}, "updatedAt": "now"}}, {"at": 0, "act": {"k": "change", "r": 28, "change": {"status": "cancelled", "lead_status": "new", "notes": "paid", "completed": false, "emailSpelling": true}, "updatedAt": "now"}}, {"at": 5, "act": {"k": "complete", "s": 19, "from": "new", "late": 801}}]},
+        {"k": "jump", "ms": 86400000},
+        {"k": "tick", "ms": 333},
+        {"k": "poll", "budget": 2, "save": "keep", "churn": []},
+        {"k": "change", "r": 10, "change": {"status": "cancelled", "lead_status": "Won ", "notes": null, "completed": true, "first_name": "Ada", "emailSpelling": true}, "updatedAt": "now"},
+        {"k": "poll", "budget": 4, "save": "drop", "churn": []},
+        {"k": "save", "s": 5, "addEmail": true},
+        {"k": "poll", "budget": 4, "save": "keep", "churn": [{"at": 1, "act": {"k": "start", "c": 4, "form": 1, "contact": "both", "n": 3, "spelling": false}}]},
+        {"k": "poll", "budget": null, "save": "drop", "churn": [{"at": 5, "act": {"k": "save", "s": 2, "addEmail": false, "late": 3337}}, {"at": 5, "act": {"k": "complete", "s": 8, "from": "new"}}, {"at": 2, "act": {"k": "tick", "ms": 121356}}]},
+        {"k": "request", "c": 4, "form": 0, "n": 1, "sameMs": false, "late": 1898},
+        {"k": "poll", "budget": 8, "save": "keep", "churn": [{"at": 5, "act": {"k": "complete", "s": 5, "from": "old", "late": 237, "lateRequest": 2297}}]},
+        {"k": "request", "c": 1, "form": 1, "n": 4, "sameMs": false, "late": 3059},
+      ],
+    };
+    const { violations, kept } = await judged(program);
+    expect(violations).toEqual([]);
+    expect(
+      kept
+        .filter((event) => event.event === "request.updated")
+        .map((event) => [event.request?.first_name, event.changedFields]),
+    ).toEqual([["Grace", ["first_name", "email"]]]);
+  });
+});
