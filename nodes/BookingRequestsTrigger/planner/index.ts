@@ -27,7 +27,7 @@ import type { Window } from '../windows/window';
 import { windowsOf } from '../rules/evaluate';
 import type { PageRequest } from './listView';
 import { ListView, pageOf } from './listView';
-import { evenShares, pagesToReach, densityOf, reach, shareBudget as shareBudgetOf } from './shares';
+import { evenShares, guessesStart, pagesToReach, densityOf, reach, shareBudget as shareBudgetOf } from './shares';
 import type { Plan } from './search';
 import { locate, locateStart, stopAtPageStart } from './search';
 import type { Target } from './targets';
@@ -52,6 +52,8 @@ export interface PlanInput {
 const SLACK_PAGES = 2;
 /** Pages read on from page 1 before searching, when where a window's floor lies is not known. */
 const QUICK_PAGES = 2;
+/** Pages the last target of a shared poll may read past its estimate of where the others got. */
+const LAST_MARGIN_PAGES = 1;
 
 export class Planner {
 	/** The poll's now (set after the first pages). */
@@ -157,7 +159,7 @@ export class Planner {
 		// read now. Densities are estimates: when the others are through with pages to spare, it comes after.
 		const later: Target[] = [];
 		if (even && deferring) for (let i = open.length - 1; i >= 0; i--) if (even.get(open[i]) === 0) later.push(...open.splice(i, 1));
-		if (even) open.sort((a, b) => (even.get(b) as number) - (even.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
+		if (even) open.sort((a, b) => Number(guessesStart(view, a)) - Number(guessesStart(view, b)) || (even.get(b) as number) - (even.get(a) as number) || Number(b.list === 'sessions') - Number(a.list === 'sessions'));
 		let reached = Infinity;
 		while (open.length > 0) {
 			const left = this.input.pagesLeft();
@@ -171,7 +173,11 @@ export class Planner {
 			let evenShare = even?.get(target);
 			if (evenShare !== undefined && reached !== Infinity) {
 				const own = densityOf(view, target, now);
-				if (own) evenShare = Math.min(evenShare, pagesToReach(own, reached));
+				// The last target decides where the poll's frontier ends: with rows from its floor on (no quiet
+				// time to misjudge), a page short of the others' reach leaves their last pages to be read again,
+				// a page past it costs one call.
+				const margin = open.length === 0 && own !== undefined && (own.quietUntil ?? own.start) <= own.start ? LAST_MARGIN_PAGES : 0;
+				if (own) evenShare = Math.min(evenShare, pagesToReach(own, reached) + margin);
 				if (evenShare === 0 && deferring) {
 					later.push(target);
 					continue;

@@ -115,7 +115,18 @@ function firstBookingAbove(view: ListView, floor: number): number | undefined {
 	// Not the very oldest: bookings committed late are stamped up to a few seconds early, into the quiet
 	// time before the backlog began, and would spread the request list's rows over a longer time.
 	times.sort((a, b) => a - b);
-	return times[Math.floor(times.length * LATE_BOOKINGS_SHARE)];
+	const start = times[Math.floor(times.length * LATE_BOOKINGS_SHARE)];
+	// Bookings from the floor on (no quiet time above it, as mid-backlog): the rows begin at the floor.
+	return times[0] - floor <= start - times[0] ? floor : start;
+}
+
+/**
+ * Whether the target's density guesses where its list's backlog begins: the request list's, before this
+ * poll's session pages reach down to its floor (firstBookingAbove). Read after the session list, it is
+ * measured instead.
+ */
+export function guessesStart(view: ListView, target: Target): boolean {
+	return target.list === 'requests' && firstBookingAbove(view, target.window.floor) === undefined;
 }
 
 /**
@@ -131,9 +142,28 @@ export function reach(view: ListView, targets: Target[], left: number, now: numb
 /** Shares of `left` pages that bring every target to one event time (undefined: a density is not known, or all fit). */
 export function evenShares(view: ListView, targets: Target[], left: number, now: number): Map<Target, number> | undefined {
 	if (targets.length < 2) return undefined;
-	const densities = targets.map((target) => densityOf(view, target, now));
-	if (densities.some((density) => density === undefined)) return undefined;
-	const time = reachWith(densities as Density[], left, now);
+	const known = targets.map((target) => densityOf(view, target, now));
+	if (known.some((density) => density === undefined)) return undefined;
+	const densities = withSessionStart(view, targets, known as Density[]);
+	const time = reachWith(densities, left, now);
 	if (time === undefined) return undefined; // everything fits: no need to share
-	return new Map(targets.map((target, i) => [target, pagesToReach(densities[i] as Density, time)]));
+	return new Map(targets.map((target, i) => [target, pagesToReach(densities[i], time)]));
+}
+
+/**
+ * The densities with a guessed request-list start (guessesStart) moved up to where the session windows
+ * begin, when that is later: the bookings behind both lists' rows lie above the session windows' floors,
+ * and a quiet time between the two floors, spread over as rows, gave the request list the larger share.
+ * Only the shares move: the request list is read after the session list and measured then.
+ */
+function withSessionStart(view: ListView, targets: Target[], densities: Density[]): Density[] {
+	const starts = densities.filter((_, i) => targets[i].list === 'sessions').map((density) => density.start);
+	if (starts.length === 0) return densities;
+	const from = Math.max(...starts);
+	return densities.map((density, i) => {
+		const quiet = density.quietUntil ?? density.start;
+		if (!guessesStart(view, targets[i]) || density.end === undefined || from <= quiet || from >= density.end) return density;
+		const pages = density.perMs * (density.end - quiet);
+		return { ...density, quietUntil: from, perMs: pages / (density.end - from) };
+	});
 }
