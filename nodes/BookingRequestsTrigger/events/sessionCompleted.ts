@@ -61,7 +61,9 @@ function judge(candidate: Candidate, context: JudgeContext): Decision<SessionCom
 	if (customerNotKnownYet(candidate, request, context)) return { candidate, defer: true };
 	const codes = memory.identity(sessionCodes(session, request));
 	const reminder = memory.lastReminder(codes);
-	const byCustomer = reminder && reminder.at <= candidate.at && candidate.at - reminder.at <= RECOVERY_WINDOW_DAYS * DAY_MS ? reminder : undefined;
+	// A completion judged after the reminder went out was not visible before it (events go out oldest
+	// first), so one stamped up to EDGE_WINDOW_MS before the reminder's time was committed late after it.
+	const byCustomer = reminder && reminder.at <= candidate.at + EDGE_WINDOW_MS && candidate.at - reminder.at <= RECOVERY_WINDOW_DAYS * DAY_MS ? reminder : undefined;
 	const recovered = byCustomer !== undefined || memory.hasSeen(id, candidate.at);
 	if (settings.onlyRecovered && !recovered) return { candidate };
 	return {

@@ -1203,3 +1203,30 @@ describe("regressions: rows committed late below a watched request (fixed: its r
     ).toEqual([["Grace", ["first_name", "email"]]]);
   });
 });
+
+describe("regressions: a completion committed late after its customer's reminder (fixed: it counts as recovered, with minutes_to_recover)", () => {
+  test("event payloads › Request Updated (with seed=563937216): a booking stamped up to EDGE_WINDOW_MS before the reminder's time, visible after it went out", async () => {
+    const program: Program = {
+      settings: settings({
+        events: { sessionAbandoned: true, sessionCompleted: true, requestCreated: false, requestUpdated: true },
+        updates: { watchNewest: 13, fields: ["contact"], statusTo: [], leadStatusTo: [] },
+      }),
+      before: [],
+      steps: [
+        {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 2, "spelling": false, "late": 3033},
+        {"k": "tick", "ms": 131},
+        {"k": "tick", "ms": 53997},
+        {"k": "tick", "ms": 2836},
+        {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false},
+        {"k": "poll", "budget": 1, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false}}, {"at": 0, "act": {"k": "save", "s": 0, "addEmail": false}}]},
+        {"k": "complete", "s": 0, "from": "old"},
+        {"k": "poll", "budget": 3},
+        {"k": "complete", "s": 1, "from": "old", "late": 2001},
+        {"k": "jump", "ms": 7200000},
+      ],
+    };
+    const { violations, kept } = await judged(program);
+    expect(violations).toEqual([]);
+    expect(kept.filter((event) => event.event === "session.completed" && event.recovered).length).toBeGreaterThanOrEqual(1);
+  });
+});
