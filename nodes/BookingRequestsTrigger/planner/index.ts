@@ -103,6 +103,10 @@ export class Planner {
 			// what the budget still affords extends the runs from page 1 that have not reached their stop
 			// (without reading a page twice: a window read from its oldest part would start over).
 			for (const target of targets) if (this.extendsTopRun(target) && !covered(this.view, target) && this.input.pagesLeft() >= 1) yield* this.readTarget(target, this.input.pagesLeft());
+			// A window at the top read only by its oldest part (its share was an estimate) is covered up to
+			// that part's first page, and the frontier stops there for every event: read again from page 1
+			// down to its stop when the budget affords it.
+			for (const target of targets) if (this.rereadsFromTop(target)) yield* this.extendRun(target, 1, this.input.pagesLeft());
 		}
 		// The events' own pages (Request Updated's older pages) come last: the pages the windows read serve them too.
 		for (const kind of selectedKinds(settings)) {
@@ -206,6 +210,13 @@ export class Planner {
 			if (!request) return;
 			yield request;
 		}
+	}
+
+	/** Whether the target's window is at the top of its list, not covered, and its run from page 1 down to its stop (the list's end at most) fits in the pages left. */
+	private rereadsFromTop(target: Target): boolean {
+		if (!target.fromTop || covered(this.view, target)) return false;
+		const { lastPage } = this.view.shape(target.list);
+		return Math.min(lastPage, this.view.bottomGuess(target.list, target.window) ?? lastPage) <= this.input.pagesLeft();
 	}
 
 	/** Whether the target reaches the top of its list (read up to page 1) and the list's latest reads are a run from page 1. */

@@ -1230,3 +1230,48 @@ describe("regressions: a completion committed late after its customer's reminder
     expect(kept.filter((event) => event.event === "session.completed" && event.recovered).length).toBeGreaterThanOrEqual(1);
   });
 });
+
+// Shrunk by fast-check (changed_fields, FUZZ_SEED=563936913, FUZZ_RUNS=20000): in the unlimited poll 5
+// the completions window (at the top of the session list, a search bound `deeper` kept from poll 4) got
+// an even share of 3 pages: page 1-3 from the top, a search that found the list's end on page 5, then
+// its oldest part (pages 4-5). A run not from page 1 covers only up to its first page's top (14:00:00.000),
+// and the extension pass only went on with an open run from page 1, so the window stayed incomplete with
+// the budget unspent: the frontier stopped at 14:00:00.000 for every event, the request window did not
+// pass request 0b (14:00:00.003) and Request Updated did not remember it; its notes, changed before
+// poll 6, were then first read (remembered silently). A window at the top left so is now read again
+// from page 1 down to its stop when the budget affords it.
+describe("regressions: a window at the top read only by its oldest part in an unlimited poll (fixed: read again from page 1)", () => {
+  test("event payloads › changed_fields (FUZZ_SEED=563936913): internal_notes changed between polls 5 and 6 is reported", async () => {
+    const program: Program = {
+      settings: settings({
+        events: { sessionAbandoned: false, sessionCompleted: true, requestCreated: false, requestUpdated: true },
+        updates: { watchNewest: 8, fields: ["internal_notes"], statusTo: [], leadStatusTo: [] },
+      }),
+      before: [],
+      steps: [
+        {"k": "book", "c": 0, "form": 0},
+        {"k": "poll", "budget": 1, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 2, "spelling": false}}]},
+        {"k": "jump", "ms": 7200000},
+        {"k": "poll", "budget": null, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false, "late": 2001}}, {"at": 0, "act": {"k": "book", "c": 0, "form": 0}}]},
+        {"k": "poll", "budget": 1, "churn": [{"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 1, "spelling": false}}, {"at": 0, "act": {"k": "start", "c": 0, "form": 0, "contact": "both", "n": 2, "spelling": false}}, {"at": 0, "act": {"k": "complete", "s": 0, "from": "old"}}]},
+        {"k": "tick", "ms": 10000},
+        {"k": "change", "r": 0, "change": {"notes": "call back"}, "updatedAt": "now"},
+        {"k": "request", "c": 0, "form": 0, "n": 4, "sameMs": false},
+        {"k": "book", "c": 0, "form": 0},
+        {"k": "complete", "s": 0, "from": "old"},
+        {"k": "complete", "s": 0, "from": "old"},
+        {"k": "poll", "budget": 5},
+        {"k": "poll", "budget": null},
+        {"k": "change", "r": 7, "change": {"notes": null}, "updatedAt": "now"},
+        {"k": "save", "s": 0, "addEmail": false},
+      ],
+    };
+    const { violations, kept } = await judged(program);
+    expect(violations).toEqual([]);
+    expect(
+      kept
+        .filter((event) => event.event === "request.updated")
+        .map((event) => [event.request?.id, event.changedFields]),
+    ).toEqual([["00000000-0000-4000-8000-00000000000b", ["internal_notes"]]]);
+  });
+});
