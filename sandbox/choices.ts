@@ -4,7 +4,7 @@
 // (`choices`), a control route (GET/POST /__sandbox/choices) and a CLI flag (cli.ts); the list with what
 // the package does under each is in CONTRIBUTING.md ("Where the contract is silent").
 
-import { Rng } from './seed';
+import { Rng } from './rng';
 
 export type ListName = 'requests' | 'sessions' | 'forms' | 'profiles';
 

@@ -7,7 +7,7 @@
 // check (the request is on its way) is the sandbox's own `latencyMs` option (server.ts, NetworkLatency).
 // `malformed` applies to successful list responses only (every Nth of them with malformedEvery).
 
-import { Rng } from './seed';
+import { Rng } from './rng';
 import type { FaultOptions, MalformedKind } from './types';
 
 export const MALFORMED_KINDS: MalformedKind[] = [

@@ -6,6 +6,7 @@
  * and a call budget that cuts a poll short. Timestamps are strictly increasing unless a test sets them
  * or a write is committed late (`stamp`).
  */
+import { mulberry32 } from '../../sandbox/rng';
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { ListItem, ListName } from '../../nodes/BookingRequestsTrigger/model/pages';
@@ -151,15 +152,8 @@ export async function pollState(
  * seeded generator (the same seed, the same lags), for `World.lag`.
  */
 export function commitLag(seed = 1, maxMs = 2_000): () => number {
-	let state = seed >>> 0;
-	return () => {
-		// mulberry32
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4_294_967_296) * (maxMs + 1));
-	};
+	const next = mulberry32(seed);
+	return () => Math.floor(next() * (maxMs + 1));
 }
 
 /** A customer's contact as the widget's draft holds it (`data.contact`) and as a request holds it. */
