@@ -187,10 +187,13 @@ export class Planner {
 					continue;
 				}
 			}
+			// The pages kept for the others' steps are not this target's: a share past them would plan a run
+			// (from its oldest part) that the gate cuts short of the floor, and the window would never move.
+			const room = Math.max(1, left - (minimum - mins[0]));
 			// The last one may use whatever is left (needs are estimates; a larger run only helps).
 			const share =
 				evenShare !== undefined
-					? Math.max(1, Math.min(left, Math.max(mins[0], evenShare)))
+					? Math.min(room, Math.max(mins[0], evenShare))
 					: open.length === 0
 						? left
 						: Math.max(1, Math.min(left, mins[0] + extra[0]));

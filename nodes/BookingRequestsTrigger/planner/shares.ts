@@ -157,7 +157,9 @@ export function evenShares(view: ListView, targets: Target[], left: number, now:
  * Only the shares move: the request list is read after the session list and measured then.
  */
 function withSessionStart(view: ListView, targets: Target[], densities: Density[]): Density[] {
-	const starts = densities.filter((_, i) => targets[i].list === 'sessions').map((density) => density.start);
+	// In row time (a booking's request row is stamped as its session's completion), not event time: the
+	// abandonment horizon's event time lies its delay past its rows.
+	const starts = targets.filter((target) => target.list === 'sessions').map((target) => (target.top ?? target.window).floor);
 	if (starts.length === 0) return densities;
 	const from = Math.max(...starts);
 	return densities.map((density, i) => {

@@ -233,6 +233,38 @@ test("the 5c backlog drained after the retargeting one, late commits (as the que
 	}
 });
 
+test('a backlog denser than a poll can read (40 session pages in one delay, a budget of 14 calls): every poll moves on, <= 1.5 times the pages', async () => {
+	// 4,000 drafts 0.6 s apart, 1 in 5 booked: the completions and the horizon each need the 40 session
+	// pages, the requests 8; no poll can read a delay. Polls once read the same 10 pages over and over,
+	// emitting nothing: the request list's share was guessed from the horizon's start in event time (its
+	// delay past its rows), and the completions' run planned past the pages kept for the requests' step
+	// started a page above its floor and was cut before reaching it.
+	const world = new World();
+	const runner = new Runner(world, makeSettings({ abandonedAfterMs: 30 * MIN }));
+	await runner.poll({ budget: 14 });
+	for (let i = 0; i < 4000; i++) {
+		world.advance(600);
+		const session = world.start();
+		if (i % 5 === 0) world.complete(session);
+	}
+	world.advance(31 * MIN);
+	let calls = 0;
+	for (let poll = 0; ; poll++) {
+		expect(poll).toBeLessThan(40);
+		const result = await runner.poll({ budget: 14 });
+		calls += result.totalCalls;
+		if (!result.cut && result.events.length === 0) break;
+		expect(result.events.length).toBeGreaterThan(0);
+		world.advance(10_000);
+	}
+	expect(runner.count('session.abandoned')).toBe(3200);
+	expect(runner.count('session.completed')).toBe(800);
+	expect(runner.count('request.created')).toBe(800);
+	// The pages: 40 session pages twice (the two windows lie a delay apart), 8 request pages; and page 1
+	// of each list per poll, at least ceil(88 / 12) = 8 polls: 104 calls.
+	expect(calls).toBeLessThanOrEqual(1.5 * 104);
+});
+
 test('quiet polls: 1 call per list (sessions, and requests for New Request or Skip Customers Who Booked)', async () => {
 	for (const [settings, lists] of [
 		[makeSettings({ skipIfBooked: true }), { sessions: 1, requests: 1 }],
