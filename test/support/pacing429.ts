@@ -39,3 +39,12 @@ export function pacing429s(log: RequestLogEntry[], keyHash?: string | null, minG
 	}
 	return blamed;
 }
+
+/**
+ * The log without the API's own 429s (an injected 429 stays): what a test of retries or faults
+ * expects the server to have answered, whatever a stall of this busy process added. Pair it with
+ * pacing429s, which judges whether the pacing caused any.
+ */
+export function withoutOwn429s(log: RequestLogEntry[]): RequestLogEntry[] {
+	return log.filter((entry) => entry.status !== 429 || entry.fault !== undefined);
+}

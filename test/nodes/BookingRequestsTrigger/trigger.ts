@@ -7,6 +7,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Harness, PollOptions, PollState } from '../../../harness/inProcessN8n';
 import type { Sandbox } from '../../../sandbox';
+import { withoutOwn429s } from '../../support/pacing429';
 
 export const NODE_DATA_KEY = 'node:Booking Requests Trigger';
 
@@ -60,7 +61,7 @@ export class TriggerRun {
 	 * not the trigger's. Whether the pacing caused any is judged apart (pacing429s in each suite).
 	 */
 	private callsSince(start: number): { calls: number; byPath: Record<string, number> } {
-		const entries = this.sandbox.log.slice(start).filter((entry) => entry.status !== 429 || entry.fault !== undefined);
+		const entries = withoutOwn429s(this.sandbox.log.slice(start));
 		const byPath: Record<string, number> = {};
 		for (const entry of entries) {
 			const path = entry.path.startsWith('/api/v1/requests/') ? '/api/v1/requests/{id}' : entry.path;

@@ -9,6 +9,7 @@ import { setRetryRulesForTests } from '../../../../harness/limiterSettings';
 import { apiRequest } from '../../../../nodes/shared/transport/request';
 import type { Harness } from '../../../../harness/inProcessN8n';
 import { withSandbox } from '../../../support/sandboxSuite';
+import { pacing429s, withoutOwn429s } from '../../../support/pacing429';
 import type { Sandbox } from '../../../../sandbox';
 
 let sandbox: Sandbox;
@@ -47,13 +48,16 @@ describe('apiRequest with a deadline', () => {
 		} finally {
 			setRetryRulesForTests(undefined);
 		}
-		expect(sandbox.log.map((entry) => entry.status)).toEqual([500]);
+		// The API's own 429s left out (a stall of this busy process can bring a call in short of the last one's second).
+		expect(pacing429s(sandbox.log)).toEqual([]);
+		expect(withoutOwn429s(sandbox.log).map((entry) => entry.status)).toEqual([500]);
 	});
 
 	test('with time to spare the call behaves as without a deadline', async () => {
 		await new Promise((resolve) => setTimeout(resolve, 1100));
 		const { body } = await apiRequest<{ items: unknown[] }>(harness.context(), API_PATHS.forms, { deadline: Date.now() + 60_000 });
 		expect(body.items.length).toBeGreaterThan(0);
-		expect(sandbox.log.map((entry) => entry.status)).toEqual([200]);
+		expect(pacing429s(sandbox.log)).toEqual([]);
+		expect(withoutOwn429s(sandbox.log).map((entry) => entry.status)).toEqual([200]);
 	});
 });

@@ -5,7 +5,7 @@ import { startSandbox } from '../../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';
 import { setRetryRulesForTests } from '../../../../harness/limiterSettings';
 import { apiRequest, retryAfterMs, backoffMs } from '../../../../nodes/shared/transport/request';
-import { longestStallMs } from '../../../support/pacing429';
+import { longestStallMs, pacing429s, withoutOwn429s } from '../../../support/pacing429';
 
 let sandbox: Sandbox;
 
@@ -129,7 +129,9 @@ describe('apiRequest against the sandbox', () => {
 		const ctx = harness.context();
 		await apiRequest(ctx, API_PATHS.forms);
 		await apiRequest(ctx, API_PATHS.forms);
-		expect(sandbox.log.map((entry) => entry.status)).toEqual([200, 500, 200]);
+		// The API's own 429s left out (a stall of this busy process can bring a paced call in short).
+		expect(pacing429s(sandbox.log)).toEqual([]);
+		expect(withoutOwn429s(sandbox.log).map((entry) => entry.status)).toEqual([200, 500, 200]);
 	});
 
 	test('500 on every call: a clear error after 5 attempts', async () => {
