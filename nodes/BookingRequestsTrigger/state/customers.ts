@@ -239,6 +239,11 @@ const packReminded = (entries: ReadonlyMap<string, Reminder>): string =>
 		.map((entry) => entry.text)
 		.join(',');
 
+/** Whether `a` is the newer reminder of a customer: the later event, or at one time the greater session id. */
+function isNewer(a: Reminder, b: Reminder): boolean {
+	return a.at > b.at || (a.at === b.at && a.sessionId > b.sessionId);
+}
+
 /** Customers this trigger reported abandoned: cooldown and recovery. */
 export class RemindedMemory {
 	/**
@@ -276,11 +281,16 @@ export class RemindedMemory {
 		return copy;
 	}
 
-	/** Remembers a reported abandonment: for each of its keys, it replaces an older one. */
+	/**
+	 * Remembers a reported abandonment: for each of its keys, it replaces an older one. Of two at the
+	 * same time, the one with the greater session id stays, whichever came first: the memory is then
+	 * the same whatever order its reminders were added in (a decoded state adds them in stored order,
+	 * a poll in the order it reports them).
+	 */
 	add(reminder: Reminder): void {
 		for (const code of reminder.codes) {
 			const known = this.days.find(code);
-			if (known && known.value.at > reminder.at) continue;
+			if (known && isNewer(known.value, reminder)) continue;
 			if (known && known.day !== dayOf(reminder.at)) this.days.delete(known.day, code);
 			this.days.set(dayOf(reminder.at), code, reminder);
 		}

@@ -61,3 +61,39 @@ describe('the memory kept between polls', () => {
 		},
 	);
 });
+
+describe('regressions of the memory kept between polls (fixed)', () => {
+	test('two reminders of one customer at one event time (fuzz seed 512916991): the decoded state keeps the same one per key as the poll did', async () => {
+		// Sessions 1 (e-mail and phone) and 2 (the same e-mail only), last active in the same millisecond:
+		// both reported abandoned at one event time. The poll added 1 then 2 (the e-mail's reminder became
+		// 2's); the decoded state added them in stored order, 2 then 1 (the e-mail's became 1's), so the
+		// next polls' states differed. Of two reminders at one time the greater session id now stays.
+		const program = {
+			settings: {
+				trigger: {
+					events: { sessionAbandoned: true, sessionCompleted: false, requestCreated: false, requestUpdated: false },
+					abandonedAfterMs: 60000,
+					fireAgainIfReabandoned: false,
+					onlyRecovered: false,
+					skipIfBooked: false,
+					customerCooldownMs: 0,
+					onlyWithEmail: false,
+					fingerprint: 'fp-fuzz',
+				},
+				perPage: 2,
+				includeRequest: false,
+				form: undefined,
+				drainBudget: null,
+			},
+			before: [],
+			steps: [
+				{ k: 'start', c: 0, form: 0, contact: 'both', n: 1, spelling: false },
+				{ k: 'start', c: 0, form: 0, contact: 'email', n: 1, spelling: false, late: 2001 },
+				{ k: 'save', s: 0, addEmail: false },
+				{ k: 'save', s: 3, addEmail: false, late: 1 },
+				{ k: 'tick', ms: 0 },
+			],
+		} as unknown as DiffProgram;
+		await sameAsDecoding(program);
+	});
+});
