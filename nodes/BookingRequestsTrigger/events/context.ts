@@ -11,6 +11,7 @@ import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '.
 import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
 import type { EventBase } from '../model/event';
 import type { CustomerMemories } from '../state/decoded';
+import { NewestBookings } from './newestBookings';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
@@ -136,8 +137,8 @@ export function bookingsInPoll(pages: PageObservation[], now: number, identity: 
 	let newest: Map<string, number> | undefined;
 	return {
 		byId,
-		// The customers' codes (a hash per e-mail and phone) only when a judge first asks (Skip Customers
-		// Who Booked judging a session): a poll with no session to judge hashes none.
+		// The customers' codes (a hash per e-mail and phone) only when read: a baseline reads them all; the
+		// judges ask NewestBookings instead, which hashes only as far back as their questions go.
 		get newest() {
 			return (newest ??= newestByCode(requests, now, identity));
 		},
@@ -163,9 +164,10 @@ export interface JudgeContext {
 export function judgeContext(input: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>>; pages: PageObservation[]; now: number; settings: TriggerSettings }): JudgeContext {
 	const { customers, pages, now, settings } = input;
 	const memory = new DecisionMemory(customers, () => sharedInPoll(pages));
-	const bookings = bookingsInPoll(pages, now, (codes) => memory.identity(codes));
-	const bookedSince = (codes: string[], since: number): boolean =>
-		(memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (bookings.newest.get(code) ?? -Infinity) >= since);
+	const identity = (codes: string[]) => memory.identity(codes);
+	const bookings = bookingsInPoll(pages, now, identity);
+	const inPoll = new NewestBookings(requestsRead<BookingRequest>(pages), now, (request) => identity(requestCodes(request)));
+	const bookedSince = (codes: string[], since: number): boolean => (memory.newestBooking(codes) ?? -Infinity) >= since || inPoll.bookedSince(codes, since);
 	const firstRead = pages.find((page) => page.list === 'requests' && page.page === 1);
 	const requestsReadAt = firstRead && readBounds(pages, now).get(firstRead.seq);
 	return { settings, memory, memories: input.memories, bookings, requestsReadAt, bookedSince };
