@@ -11,6 +11,7 @@ import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '.
 import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
 import type { EventBase } from '../model/event';
 import type { CustomerMemories } from '../state/decoded';
+import { NewestBookings } from './newestBookings';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
@@ -66,15 +67,18 @@ export class DecisionMemory {
 	private readonly bookedNow = new BookedMemory();
 	private readonly remindedNow = new RemindedMemory();
 
+	private sharedFound: Set<string> | undefined;
+
 	constructor(
 		private readonly saved: CustomerMemories,
-		/** Phone codes found shared in this poll's bookings. */
-		private readonly sharedNow: Set<string> = new Set(),
+		/** Phone codes found shared in this poll's bookings; asked for once, when a judge first needs them (a quiet poll judges nobody). */
+		private readonly sharedNow: () => Set<string> = () => new Set(),
 	) {}
 
 	/** The customer key codes that identify someone: without phones shared by many customers. */
 	identity(codes: string[]): string[] {
-		return codes.filter((code) => !this.sharedNow.has(code) && !this.saved.shared.hasCode(code));
+		const sharedNow = (this.sharedFound ??= this.sharedNow());
+		return codes.filter((code) => !sharedNow.has(code) && !this.saved.shared.hasCode(code));
 	}
 
 	/** Whether the session was seen abandoned within SEEN_RETENTION_DAYS before `at` (its event time). */
@@ -111,20 +115,34 @@ export class DecisionMemory {
 
 /** The bookings this poll read, created up to its `now`: per customer key code the newest `created_at`, and by id. */
 export interface BookingsInPoll {
-	newest: Map<string, number>;
+	readonly newest: Map<string, number>;
 	byId: Map<string, BookingRequest>;
 }
 
-export function bookingsInPoll(pages: PageObservation[], now: number, identity: (codes: string[]) => string[] = (codes) => codes): BookingsInPoll {
+function newestByCode(requests: BookingRequest[], now: number, identity: (codes: string[]) => string[]): Map<string, number> {
 	const newest = new Map<string, number>();
-	const byId = new Map<string, BookingRequest>();
-	for (const request of requestsRead<BookingRequest>(pages)) {
-		byId.set(request.id, request);
+	for (const request of requests) {
 		const at = sortTime('requests', request);
 		if (at === null || at > now) continue;
 		for (const code of identity(requestCodes(request))) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
 	}
-	return { newest, byId };
+	return newest;
+}
+
+/** `identity` is asked only when `newest` is first read: what it answers must not change during the poll. */
+export function bookingsInPoll(pages: PageObservation[], now: number, identity: (codes: string[]) => string[] = (codes) => codes): BookingsInPoll {
+	const requests = requestsRead<BookingRequest>(pages);
+	const byId = new Map<string, BookingRequest>();
+	for (const request of requests) byId.set(request.id, request);
+	let newest: Map<string, number> | undefined;
+	return {
+		byId,
+		// The customers' codes (a hash per e-mail and phone) only when read: a baseline reads them all; the
+		// judges ask NewestBookings instead, which hashes only as far back as their questions go.
+		get newest() {
+			return (newest ??= newestByCode(requests, now, identity));
+		},
+	};
 }
 
 /** What every judge of one poll shares. */
@@ -145,10 +163,11 @@ export interface JudgeContext {
 
 export function judgeContext(input: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>>; pages: PageObservation[]; now: number; settings: TriggerSettings }): JudgeContext {
 	const { customers, pages, now, settings } = input;
-	const memory = new DecisionMemory(customers, sharedInPoll(pages));
-	const bookings = bookingsInPoll(pages, now, (codes) => memory.identity(codes));
-	const bookedSince = (codes: string[], since: number): boolean =>
-		(memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (bookings.newest.get(code) ?? -Infinity) >= since);
+	const memory = new DecisionMemory(customers, () => sharedInPoll(pages));
+	const identity = (codes: string[]) => memory.identity(codes);
+	const bookings = bookingsInPoll(pages, now, identity);
+	const inPoll = new NewestBookings(requestsRead<BookingRequest>(pages), now, (request) => identity(requestCodes(request)));
+	const bookedSince = (codes: string[], since: number): boolean => (memory.newestBooking(codes) ?? -Infinity) >= since || inPoll.bookedSince(codes, since);
 	const firstRead = pages.find((page) => page.list === 'requests' && page.page === 1);
 	const requestsReadAt = firstRead && readBounds(pages, now).get(firstRead.seq);
 	return { settings, memory, memories: input.memories, bookings, requestsReadAt, bookedSince };

@@ -65,18 +65,21 @@ export const MAX_EMAILS_PER_PHONE = 3;
 
 /** The codes of the phones shared by more than MAX_EMAILS_PER_PHONE e-mails in these bookings. */
 export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: unknown }>): Set<string> {
-	const emails = new Map<string, Set<string>>();
+	// A phone's e-mails: its first one alone (most phones have one), a set from the second on.
+	const emails = new Map<string, string | Set<string>>();
 	for (const booking of bookings) {
 		const phone = normalisePhone(booking.phone);
 		const email = normaliseEmail(booking.email);
 		if (!phone || !email) continue;
-		const set = emails.get(phone) ?? new Set<string>();
-		set.add(email);
-		emails.set(phone, set);
+		const known = emails.get(phone);
+		if (known === undefined) emails.set(phone, email);
+		else if (typeof known === 'string') {
+			if (known !== email) emails.set(phone, new Set([known, email]));
+		} else known.add(email);
 	}
 	const shared = new Set<string>();
 	// The phone's key as customerKeys writes it (one place for the key format): "+" keeps the digits as they are.
-	for (const [phone, set] of emails) if (set.size > MAX_EMAILS_PER_PHONE) shared.add(customerCodes({ phone: `+${phone}` })[0]);
+	for (const [phone, known] of emails) if (typeof known !== 'string' && known.size > MAX_EMAILS_PER_PHONE) shared.add(customerCodes({ phone: `+${phone}` })[0]);
 	return shared;
 }
 
@@ -329,7 +332,8 @@ export class RemindedMemory {
 			if (day < dayOf(oldest)) this.days.dropDay(day);
 			else if (day === dayOf(oldest)) for (const record of remindersOf(this.days.entries(day) ?? new Map())) if (record.at < oldest) this.detach(day, record);
 		}
-		let excess = this.size - limit;
+		// Each customer holds at least one key: within the bound by its keys, it is within it (not counted).
+		let excess = this.keys <= limit ? 0 : this.size - limit;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
 			const gone = byTime(remindersOf(this.days.entries(day) ?? new Map())).slice(0, excess);

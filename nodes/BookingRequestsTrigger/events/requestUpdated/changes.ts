@@ -220,14 +220,27 @@ function recordOf(current: Current, sealContact: boolean): WatchedRecord {
 		readAt: recordMs(current.updatedAt),
 		...(contact ? { print: contactPrint(contact) } : {}),
 		...(current.edge ? { edge: true as const } : {}),
-		raw: readingText(request),
+		raw: readingOf(request),
 	};
 }
 
-/** The fields of a request a record is made from, as one string (compared in this process only, never stored). */
-function readingText(request: BookingRequest): string {
-	const { id, updated_at, status, lead_status, internal_notes, completed_at, first_name, last_name, email, phone } = request as unknown as Record<string, unknown>;
-	return JSON.stringify([id, updated_at, status, lead_status, internal_notes, completed_at, first_name, last_name, email, phone]);
+/** The fields a record is made from, in a fixed order. */
+const READ_FIELDS = ['id', 'updated_at', 'status', 'lead_status', 'internal_notes', 'completed_at', 'first_name', 'last_name', 'email', 'phone'] as const;
+
+/** The fields of a request a record is made from, as read (kept in this process only, never stored). */
+function readingOf(request: BookingRequest): unknown[] {
+	const fields = request as unknown as Record<string, unknown>;
+	return READ_FIELDS.map((field) => fields[field]);
+}
+
+/** Whether a request reads as `before`: the same values, field by field (an object value never counts as the same). */
+function readsAs(before: readonly unknown[], request: BookingRequest): boolean {
+	const fields = request as unknown as Record<string, unknown>;
+	for (let i = 0; i < READ_FIELDS.length; i++) {
+		const value = fields[READ_FIELDS[i]];
+		if (value !== before[i] || (typeof value === 'object' && value !== null)) return false;
+	}
+	return true;
 }
 
 /**
@@ -238,7 +251,7 @@ function readingText(request: BookingRequest): string {
 function readsAsBefore(record: WatchedRecord, reading: Reading, keepContact: boolean): boolean {
 	if (record.raw === undefined || (reading.rank ?? record.rank) !== record.rank || (record.edge === true) !== reading.edge) return false;
 	if ((record.sealed !== '') !== keepContact || record.sealed.startsWith(LEGACY_SEAL)) return false;
-	return record.raw === readingText(reading.request);
+	return readsAs(record.raw, reading.request);
 }
 
 export function detectUpdates(input: DetectInput): DetectResult {

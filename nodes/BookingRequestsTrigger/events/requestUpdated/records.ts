@@ -55,8 +55,8 @@ export interface WatchedRecord {
 	readAt?: number | null;
 	/** In this process only: a fingerprint of the contact sealed (`contactPrint`), once known. */
 	print?: number;
-	/** In this process only: the request's fields as read last (changes.ts `readingText`): read again the same, the record holds as it is. */
-	raw?: string;
+	/** In this process only: the request's fields as read last (changes.ts `readingOf`): read again the same, the record holds as it is. */
+	raw?: readonly unknown[];
 }
 
 /** A record whose form is not yet the compact one: its contact is sealed again on its next read. */
@@ -171,6 +171,13 @@ function sameRecord(a: WatchedRecord, b: WatchedRecord): boolean {
 
 type Entry = { code: string; record: WatchedRecord };
 
+/**
+ * Records maps held by more than one memory (a copy and the memory it was made from): each copies the
+ * map before it changes it, so a copy costs nothing until a record changes (a quiet poll changes none).
+ * Marked here rather than on the memories: the memory a poll starts from is not changed, not even a flag.
+ */
+const SHARED_RECORDS = new WeakSet<Map<string, WatchedRecord | WatchedRecord[]>>();
+
 /** The watched requests this trigger has read, by id code (and rank). */
 export class UpdatesMemory {
 	cursor: number | undefined;
@@ -187,7 +194,8 @@ export class UpdatesMemory {
 		const copy = new UpdatesMemory();
 		copy.cursor = this.cursor;
 		copy.from = this.from;
-		copy.records = new Map(this.records);
+		copy.records = this.records;
+		SHARED_RECORDS.add(this.records);
 		copy.count = this.count;
 		copy.stored = this.stored;
 		return copy;
@@ -224,17 +232,25 @@ export class UpdatesMemory {
 		return this.entryOf(idCode(id), rank);
 	}
 
+	/** The records, to change: this memory's own map (copied first when it is shared). */
+	private writable(): Map<string, WatchedRecord | WatchedRecord[]> {
+		if (SHARED_RECORDS.has(this.records)) this.records = new Map(this.records);
+		return this.records;
+	}
+
 	private add(code: string, record: WatchedRecord): void {
-		const held = this.records.get(code);
-		this.records.set(code, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
+		const records = this.writable();
+		const held = records.get(code);
+		records.set(code, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
 		this.count++;
 	}
 
 	private remove(code: string, record: WatchedRecord): void {
-		const held = this.records.get(code) as WatchedRecord | WatchedRecord[];
+		const records = this.writable();
+		const held = records.get(code) as WatchedRecord | WatchedRecord[];
 		const rest = (Array.isArray(held) ? held : [held]).filter((candidate) => candidate !== record);
-		if (rest.length === 0) this.records.delete(code);
-		else this.records.set(code, rest.length === 1 ? rest[0] : rest);
+		if (rest.length === 0) records.delete(code);
+		else records.set(code, rest.length === 1 ? rest[0] : rest);
 		this.count--;
 	}
 
@@ -257,7 +273,11 @@ export class UpdatesMemory {
 	forgetBelow(rank: number): number {
 		const gone: Entry[] = [];
 		const left = (record: WatchedRecord) => record.rank < (record.edge === true ? rank - RANK_SLACK : rank);
-		for (const [code, held] of this.records) for (const record of Array.isArray(held) ? held : [held]) if (left(record)) gone.push({ code, record });
+		for (const [code, held] of this.records) {
+			if (!Array.isArray(held)) {
+				if (left(held)) gone.push({ code, record: held });
+			} else for (const record of held) if (left(record)) gone.push({ code, record });
+		}
 		for (const { code, record } of gone) this.remove(code, record);
 		if (gone.length > 0) this.stored = undefined;
 		return gone.length;
