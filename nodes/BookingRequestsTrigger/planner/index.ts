@@ -174,18 +174,10 @@ export class Planner {
 			// Each target's step first; what is left is shared by what each needs beyond it.
 			const extra = shareExtra(needs, mins, left - minimum);
 			const target = open.shift() as Target;
-			let evenShare = even?.get(target);
-			if (evenShare !== undefined && reached !== Infinity) {
-				const own = densityOf(view, target, now);
-				// The last target decides where the poll's frontier ends: with rows from its floor on (no quiet
-				// time to misjudge), a page short of the others' reach leaves their last pages to be read again,
-				// a page past it costs one call.
-				const margin = open.length === 0 && own !== undefined && (own.quietUntil ?? own.start) <= own.start ? LAST_MARGIN_PAGES : 0;
-				if (own) evenShare = Math.min(evenShare, pagesToReach(own, reached) + margin);
-				if (evenShare === 0 && deferring) {
-					later.push(target);
-					continue;
-				}
+			const evenShare = this.evenShareUpTo(target, even?.get(target), reached, open.length === 0);
+			if (evenShare === 0 && deferring && reached !== Infinity) {
+				later.push(target);
+				continue;
 			}
 			// The pages kept for the others' steps are not this target's: a share past them would plan a run
 			// (from its oldest part) that the gate cuts short of the floor, and the window would never move.
@@ -203,6 +195,18 @@ export class Planner {
 		if (later.length > 0 && all.every((target) => later.includes(target) || covered(view, target)) && this.input.pagesLeft() >= 1) {
 			yield* this.readTargets(later, false);
 		}
+	}
+
+	/** A target's even share, no more than it takes to reach where the targets read before it got (`reached`). */
+	private evenShareUpTo(target: Target, share: number | undefined, reached: number, last: boolean): number | undefined {
+		if (share === undefined || reached === Infinity) return share;
+		const own = densityOf(this.view, target, this.now as number);
+		if (!own) return share;
+		// The last target decides where the poll's frontier ends: with rows from its floor on (no quiet
+		// time to misjudge), a page short of the others' reach leaves their last pages to be read again,
+		// a page past it costs one call.
+		const margin = last && (own.quietUntil ?? own.start) <= own.start ? LAST_MARGIN_PAGES : 0;
+		return Math.min(share, pagesToReach(own, reached) + margin);
 	}
 
 	/** The run from page 1 of `list` read on until it reaches a row at or below `floor`, or the list's end. */
