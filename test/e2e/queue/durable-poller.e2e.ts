@@ -19,8 +19,9 @@
  */
 import { STATE_VERSION } from '../../../nodes/BookingRequestsTrigger/state/format';
 import { hashKey, type Session } from '../../../sandbox';
+import { pacing429s } from '../../support/pacing429';
 import { sleep } from '../../../harness/n8n/process';
-import { acceptedIn, FINISHED, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
+import { acceptedIn, entriesIn, FINISHED, lastExecutionId, waitForExecutions, windowFigures } from './helpers/runs';
 import { credential, triggerWorkflow } from './helpers/workflows';
 import { shortId, withQueueWorld } from './helpers/world';
 import { DURABLE_SCHEDULER, emittedSince, N8N_OVERHEAD_MS, POLL_TIMEOUT_MS, pollBudgetMs, pollTasks, taskMs, type PollTask } from './helpers/durableScheduler';
@@ -227,7 +228,7 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		expect((await waitForExecutions(postgres, WF_TRIGGER, before, () => true, 1000, 'trigger executions')).length).toBeGreaterThanOrEqual(2);
 		expect(eventKeys(items)).toEqual(expected);
 		expect(new Set(items.map((item) => item.event_id)).size).toBe(BACKLOG);
-		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
+		expect(pacing429s(entriesIn(sandbox, keyHash, from, to), keyHash)).toEqual([]);
 	});
 
 	test('5d. a backlog of bookings made without a draft: each arrives once with its contact from the request list, within the budget', async () => {
@@ -279,6 +280,6 @@ describe("n8n's durable poll scheduler (queue mode)", () => {
 		expect(timedOut()).toBe(timeoutsBefore);
 		for (const task of tasks) expect(taskMs(task)).toBeLessThanOrEqual(budget + N8N_OVERHEAD_MS);
 		expect(gets).toBeLessThan(PLACEHOLDERS / 10);
-		expect(windowFigures(sandbox, keyHash, from, to).rateLimited).toBe(0);
+		expect(pacing429s(entriesIn(sandbox, keyHash, from, to), keyHash)).toEqual([]);
 	});
 });

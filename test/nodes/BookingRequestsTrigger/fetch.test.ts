@@ -20,17 +20,17 @@ describe('CallBudget', () => {
 	it('before two answers it assumes the contract pace (1 call per second); then it uses the measured pace', () => {
 		let now = 0;
 		const budget = new CallBudget(30_000, () => now);
-		expect(budget.left()).toBe(26); // (28 s − one call's 1.01 s of headroom) ÷ 1.01 s (30 s − 2 s for the last call)
+		expect(budget.left()).toBe(27); // (29 s − one call's 1.01 s of headroom) ÷ 1.01 s (30 s − 1 s for the last call)
 		budget.answered();
 		now = 100;
 		budget.answered();
 		now = 200;
 		budget.answered();
 		expect(budget.perCallMs).toBe(100);
-		expect(budget.left()).toBe(277); // (27.8 s − 0.1 s) ÷ 0.1 s
-		now = 28_000;
+		expect(budget.left()).toBe(287); // (28.8 s − 0.1 s) ÷ 0.1 s
+		now = 29_000;
 		expect(budget.left()).toBe(1);
-		now = 28_001;
+		now = 29_001;
 		expect(budget.left()).toBe(0);
 	});
 });
