@@ -7,6 +7,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { CallBudget } from '../../../nodes/BookingRequestsTrigger/poll/budget';
 import { apiSource } from '../../../nodes/BookingRequestsTrigger/poll/source';
 import { setPacingGapForTests } from '../../../harness/limiterSettings';
+import { MIN_ATTEMPT_MS } from '../../../nodes/shared/transport/deadline';
 import type { BookingRequest } from '../../../nodes/shared/types';
 import { stubListServer } from '../../support/stubList';
 import { MIN, T0, iso, makeRequest, makeSettings, pollState } from '../../support/triggerWorld';
@@ -47,13 +48,13 @@ describe('pollChanges over HTTP', () => {
 		now += MIN;
 		for (let i = 0; i < 1200; i++) requests.push(makeRequest({ created_at: iso(T0 + 1000 + i * 10) }));
 		now += MIN;
-		// About 5 s: the calls that can still finish before the deadline, then the rest waits.
-		const deadline = Date.now() + 5_000;
+		// About 3 s: the calls that can still finish before the deadline, then the rest waits.
+		const deadline = Date.now() + 3_000;
 		calls.length = 0;
 		const first = await pollState(apiSource(ctx, undefined, { deadline }), baseline.state, settings, { budget: new CallBudget(deadline), localNow: () => now });
-		// Within the deadline, counted in calls (a busy machine makes fewer, never more): at 1 call/s,
-		// 5 s hold at most 6; without the deadline the 12 pages would be read.
-		expect(calls.length).toBeLessThanOrEqual(6);
+		// Within the deadline, counted in calls (a busy machine makes fewer, never more): one every 200 ms
+		// until MIN_ATTEMPT_MS before it, at most 11; page 1 and the 13 pages would need 14.
+		expect(calls.length).toBeLessThanOrEqual(Math.floor((3_000 - MIN_ATTEMPT_MS) / 200) + 1);
 		expect(first.cut).toBe(true);
 		expect(first.events.length).toBeGreaterThan(0);
 		expect(first.events.length).toBeLessThan(1200);
