@@ -66,13 +66,7 @@ export function pollBudgetMs(ctx: IPollFunctions): number {
 	}
 }
 
-/**
- * Kept free at the end of the budget for building the items and returning them: 2.5%, 1 s to 30 s.
- * n8n's own budget already holds its margin back (36 s of the durable scheduler's 45 s), and after the
- * deadline only CPU work is left (items, the state: 0.7 s for 2,000 items measured in a real n8n); a
- * poll that sends more of its calls drains a backlog in fewer polls, each of which re-reads page 1 and
- * the page where the last one stopped.
- */
+/** Kept free at the end of the budget for building the items and returning them: 10%, 2 s to 30 s. */
 export function safetyMarginMs(budgetMs: number): number {
-	return Math.min(30_000, Math.max(1_000, budgetMs / 40), budgetMs / 2);
+	return Math.min(30_000, Math.max(2_000, budgetMs / 10), budgetMs / 2);
 }
