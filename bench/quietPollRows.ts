@@ -289,11 +289,20 @@ export async function quietPollRows(reps: number): Promise<RowResult[]> {
 			session.connect();
 			await new Promise((r) => session.post('Profiler.enable', () => session.post('Profiler.start', r)));
 		}
+		const heap = process.env.HEAP_PROFILE_TO ? new (await import('node:inspector')).Session() : undefined;
+		if (heap) {
+			heap.connect();
+			await new Promise((r) => heap.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }, r));
+		}
 		let measured: Measured;
 		try {
 			measured = await measure(client, reps);
 		} finally {
 			// PROFILE_TO=<file>: a CPU profile of the measured polls and references (node --cpu-prof would add the setup)
+			// HEAP_PROFILE_TO=<file>: a sampling heap profile (freed objects counted too) of the measured polls and references
+			if (heap) {
+				await new Promise((r) => heap.post('HeapProfiler.stopSampling', (_e: unknown, res: { profile: unknown }) => { require('node:fs').writeFileSync(process.env.HEAP_PROFILE_TO as string, JSON.stringify(res.profile)); r(undefined); }));
+			}
 			if (session) {
 				await new Promise((r) => session.post('Profiler.stop', (_e: unknown, res: { profile: unknown }) => { require('node:fs').writeFileSync(process.env.PROFILE_TO as string, JSON.stringify(res.profile)); r(undefined); }));
 			}

@@ -232,12 +232,40 @@ function packReminder(record: Reminder): string {
 /** The distinct reminders of a day's entries (a reminder is under each of its codes it still holds). */
 const remindersOf = (entries: ReadonlyMap<string, Reminder>): Reminder[] => [...new Set(entries.values())];
 
+/** Orders two stored reminders by event time, then by text. */
+const compareStored = (a: { at: number; text: string }, b: { at: number; text: string }): number => a.at - b.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+
 /** Oldest first, and by their stored text where they have one time (the same order however they were added). */
-function byTime(records: Reminder[]): Array<{ record: Reminder; text: string }> {
-	return records.map((record) => ({ record, text: packReminder(record) })).sort((a, b) => a.record.at - b.record.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+function byTime(records: Reminder[]): Array<{ record: Reminder; at: number; text: string }> {
+	return records.map((record) => ({ record, at: record.at, text: packReminder(record) })).sort(compareStored);
 }
 
-const packReminded = (entries: ReadonlyMap<string, Reminder>): string =>
+/**
+ * The day's text when it only gained reminders, all later than every reminder it held (the usual case:
+ * a poll reports abandonments later than the ones before): the old text with theirs appended, the text
+ * `byTime` would give for the whole day. Undefined when that does not hold (the day is written whole).
+ */
+function appendedReminders(entries: ReadonlyMap<string, Reminder>, before: { packed: string; count: number }): string | undefined {
+	if (before.packed === '' || before.count === 0) return undefined;
+	const old = new Set<Reminder>();
+	const added = new Set<Reminder>();
+	let i = 0;
+	for (const reminder of entries.values()) {
+		if (i++ < before.count) old.add(reminder);
+		else if (!old.has(reminder)) added.add(reminder);
+	}
+	if (added.size === 0) return before.packed;
+	let latest = -Infinity;
+	for (const reminder of old) latest = Math.max(latest, reminder.at);
+	for (const reminder of added) if (reminder.at <= latest) return undefined;
+	return `${before.packed},${byTime([...added])
+		.map((entry) => entry.text)
+		.join(',')}`;
+}
+
+/** A day of reminders, oldest first; only the new ones packed when they all come after the stored ones. */
+const packReminded = (entries: ReadonlyMap<string, Reminder>, _day: number, before?: { packed: string; count: number }): string =>
+	(before && appendedReminders(entries, before)) ??
 	byTime(remindersOf(entries))
 		.map((entry) => entry.text)
 		.join(',');

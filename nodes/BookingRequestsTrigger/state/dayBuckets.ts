@@ -11,10 +11,15 @@
  * removed ones taken out), so a memory kept from poll to poll and one decoded from what it wrote encode
  * the same text.
  */
+import { AppendedMap } from './appendedMap';
+
+/** Days with fewer entries than this are copied whole before a change (cheap): no layer to read through. */
+const SHARE_FROM = 256;
 
 /** One day's entries, and its stored text while it is up to date. Never changed: a change makes a new one. */
 interface Day<V> {
-	readonly entries: Map<string, V>;
+	/** A Map, or (a day that only gained entries since the memory it was copied from) the shared ones and the new (appendedMap.ts). */
+	readonly entries: Map<string, V> | AppendedMap<V>;
 	/** The day's text for the first `packedCount` entries (undefined: encode it again). */
 	readonly packed?: string;
 	readonly packedCount: number;
@@ -71,12 +76,31 @@ export class DayBuckets<V> {
 		return found;
 	}
 
-	/** The day's entries to change in place (copied first when another memory may hold them); `stale`: its text must be written whole again. */
+	/**
+	 * The day's entries to change in place, copied first when another memory may hold them; `stale`: a
+	 * known entry changes or goes, so its text must be written whole again. A large day that only gains
+	 * entries keeps sharing the ones it had (appendedMap.ts) and gives the map of its new ones to add to.
+	 */
 	private writable(day: number, stale: boolean): Map<string, V> {
 		const bucket = this.days.get(day) ?? { entries: new Map<string, V>(), packed: '', packedCount: 0 };
-		const entries = this.own.has(bucket.entries) ? bucket.entries : new Map(bucket.entries);
-		this.own.add(entries);
+		const entries = this.changeable(bucket.entries, stale);
 		this.days.set(day, { entries, packed: stale ? undefined : bucket.packed, packedCount: bucket.packedCount });
+		return entries instanceof AppendedMap ? entries.added : entries;
+	}
+
+	/** `entries` when this copy may change them in place, else a copy of its own: layered when only added to, else whole. */
+	private changeable(entries: Map<string, V> | AppendedMap<V>, stale: boolean): Map<string, V> | AppendedMap<V> {
+		const layered = entries instanceof AppendedMap;
+		const owned = this.own.has(layered ? entries.added : entries);
+		if (!stale && layered && !entries.crowded) return owned ? entries : this.owning(new AppendedMap(entries.base, entries.added));
+		if (!layered && owned) return entries;
+		if (!stale && !layered && entries.size >= SHARE_FROM) return this.owning(new AppendedMap(entries));
+		return this.owning(new Map(entries));
+	}
+
+	/** Marks entries this copy made: it changes them in place from now on. */
+	private owning<M extends Map<string, V> | AppendedMap<V>>(entries: M): M {
+		this.own.add(entries instanceof AppendedMap ? entries.added : entries);
 		return entries;
 	}
 
