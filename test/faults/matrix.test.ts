@@ -12,7 +12,7 @@ import type { Sandbox } from '../../sandbox';
 import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../../sandbox';
 import { setRetryRulesForTests } from '../../harness/limiterSettings';
 import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';
-import { longestStallMs, pacing429s } from '../support/pacing429';
+import { longestStallMs, pacing429s, withoutOwn429s } from '../support/pacing429';
 
 let sandbox: Sandbox;
 let demo: Harness;
@@ -83,10 +83,14 @@ describe('retries stay bounded', () => {
 		sandbox.setFaults({ always: 500 });
 		const result = await demo.runAction(returnAll('bookingRequest'));
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toBe('The Booking Requests API failed with 500 internal_server_error after 5 attempt(s)');
 		expect(result.error?.description).toMatch(/did not recover from within the retries/);
 		// The bound: 5 attempts (backoff 0.5 + 1 + 2 + 4 s plus the pacing, about 12 s on a quiet machine).
-		expect(sandbox.log).toHaveLength(5);
+		// The API's own 429s left out (a stall of this busy process can bring a paced retry in short of the
+		// last one's second: the server's 429, retried after Retry-After, and counted among the attempts the
+		// message reports); pacing429s judges whether the pacing caused any.
+		expect(withoutOwn429s(sandbox.log)).toHaveLength(5);
+		expect(result.error?.message).toBe(`The Booking Requests API failed with 500 internal_server_error after ${sandbox.log.length} attempt(s)`);
+		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	});
 
 	test('a server that always answers 429: retried, slower and slower, until no request was accepted for the stall time (2 min; 5 s here), then a clear error that names the shared-key cause', async () => {
@@ -113,9 +117,13 @@ describe('retries stay bounded', () => {
 		const result = await demo.runAction(returnAll('businessProfile'));
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(`Could not reach the Booking Requests API at ${sandbox.url}`);
-		expect(result.error?.description).toMatch(/^Network error ECONNRESET; tried 5 time\(s\) with backoff/);
 		// The bound: 5 attempts (backoff 0.5 + 1 + 2 + 4 s plus the pacing, about 12 s on a quiet machine).
-		expect(sandbox.log).toHaveLength(5);
+		// The API's own 429s left out (a stall of this busy process can bring a paced retry in short of the
+		// last one's second: the server's 429, retried after Retry-After, and counted among the times the
+		// description reports); pacing429s judges whether the pacing caused any.
+		expect(withoutOwn429s(sandbox.log)).toHaveLength(5);
+		expect(result.error?.description).toMatch(new RegExp(`^Network error ECONNRESET; tried ${sandbox.log.length} time\\(s\\) with backoff`));
+		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	});
 
 	test('a failure on page 2 of 3 fails the whole listing: no partial list reaches the workflow', async () => {
@@ -124,7 +132,8 @@ describe('retries stay bounded', () => {
 		const pending = demo.runAction(returnAll('bookingRequest'));
 		await new Promise<void>((resolve) => {
 			const wait = setInterval(() => {
-				if (sandbox.log.length >= 1 && sandbox.log[0].status === 200) {
+				const served = withoutOwn429s(sandbox.log);
+				if (served.length >= 1 && served[0].status === 200) {
 					clearInterval(wait);
 					resolve();
 				}

@@ -11,7 +11,7 @@ import type { MalformedKind, Sandbox } from '../../sandbox';
 import { hashKey, startSandbox } from '../../sandbox';
 import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';
 import { FAULT_MATRIX, SIZES, duplicatesIn } from './helpers';
-import { pacing429s } from '../support/pacing429';
+import { pacing429s, withoutOwn429s } from '../support/pacing429';
 
 const MIN = 60_000;
 const DELAY_MIN = 30;
@@ -138,7 +138,7 @@ describe('trigger under faults: each expected event exactly once', () => {
 
 describe('trigger: retries stay bounded, a failed poll does not move the state', () => {
 	// (always 429 and dropped connections end the same way: the same apiRequest; see matrix.test.ts)
-	test.each([['500', { always: 500 as const }, /failed with 500 internal_server_error after 5 attempt/]])(
+	test.each([['500', { always: 500 as const }, /failed with 500 internal_server_error after \d+ attempt/]])(
 		'a server that always answers %s: the poll fails clearly after 5 attempts; the next good poll still emits the events',
 		async (_label, faults, message) => {
 		const run = new TriggerRun(harness, sandbox, { events: EVENTS, abandonedAfterMinutes: DELAY_MIN });
@@ -150,8 +150,12 @@ describe('trigger: retries stay bounded, a failed poll does not move the state',
 		const error = await run.poll().catch((e: unknown) => e as Error);
 		expect(error).toBeInstanceOf(Error);
 		expect((error as Error).message).toMatch(message);
-		// bounded by attempts, not by the clock: the first call's 5 attempts, nothing after it
-		expect(sandbox.log.length - calls).toBe(5);
+		// bounded by attempts, not by the clock: the first call's 5 attempts, nothing after it (the API's
+		// own 429s left out: a stall of this busy process can bring a paced retry in short of the last
+		// one's second; pacing429s judges whether the pacing caused any)
+		expect(withoutOwn429s(sandbox.log.slice(calls))).toHaveLength(5);
+		expect((error as Error).message).toContain(`after ${sandbox.log.length - calls} attempt`);
+		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 		expect(JSON.stringify(run.state.staticData)).toBe(stateBefore);
 		sandbox.setFaults({});
 		expect(eventIdsOf((await run.poll()).items)).toEqual([`request.created:${request.id}`]);

@@ -6,6 +6,8 @@ import type { Sandbox } from '../../../sandbox';
 import { sortDefaultFirst, sortRequests, sortSessions } from '../../../sandbox';
 import { ATTRIBUTION_FIELDS } from '../../../nodes/shared/output/attribution';
 import { SIMPLE_REQUEST_FIELDS } from '../../../nodes/shared/output/request';
+import { pacing429s, withoutOwn429s } from '../../support/pacing429';
+import { hashKey } from '../../../sandbox';
 
 let sandbox: Sandbox;
 let harness: Harness;
@@ -13,6 +15,10 @@ let harness: Harness;
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 const jsonOf = (items: Array<{ json: IDataObject }>) => items.map((item) => item.json);
 const idsOf = (items: Array<{ json: IDataObject }>) => items.map((item) => item.json.id as string);
+// The calls the API served: its own 429s left out (a stall of this busy process can bring a paced call
+// in short of the last one's second); noPacing429s judges whether the pacing caused any.
+const served = () => withoutOwn429s(sandbox.log);
+const noPacing429s = () => expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 
 withSandbox({ sizes: { requests: 260, sessions: 150, forms: 4, profiles: 6 } }, (started, ready) => {
 	sandbox = started;
@@ -40,7 +46,8 @@ describe('Booking Request → Get', () => {
 		);
 		expect(idsOf(result.items)).toEqual(requests.map((request) => request.id));
 		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(sandbox.log).toHaveLength(3);
+		expect(served()).toHaveLength(3);
+		noPacing429s();
 	});
 
 	test("404 for another workspace's id: the clear error, and an { error } item under Continue On Fail", async () => {
@@ -118,7 +125,8 @@ describe('Booking Request → Get Many', () => {
 		expect(idsOf(result.items)).toEqual(expected.map((request) => request.id));
 		expect(result.items.every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0)).toBe(true);
 		const n = expected.length;
-		expect(sandbox.log).toHaveLength(Math.ceil(n / 100));
+		expect(served()).toHaveLength(Math.ceil(n / 100));
+		noPacing429s();
 		// eslint-disable-next-line no-console
 		console.log(
 			`Return All of ${n} requests: ${sandbox.log.length} calls (ceil(N/100) = ${Math.ceil(n / 100)}), ${seconds.toFixed(2)} s (ceil(N/100) - 1 = ${Math.ceil(n / 100) - 1} s)`,
@@ -128,8 +136,9 @@ describe('Booking Request → Get Many', () => {
 	test('Limit is honoured with the fewest calls', async () => {
 		const result = await harness.runAction({ resource: 'bookingRequest', operation: 'getAll', limit: 5 });
 		expect(result.items).toHaveLength(5);
-		expect(sandbox.log).toHaveLength(1);
-		expect(sandbox.log[0].query.per_page).toBe('5');
+		expect(served()).toHaveLength(1);
+		expect(served()[0].query.per_page).toBe('5');
+		noPacing429s();
 	});
 
 	test('form and business profile filters combine with AND', async () => {
@@ -158,7 +167,8 @@ describe('Booking Request → Get Many', () => {
 		expect(idsOf(result.items)).toEqual(
 			all.filter((request) => Date.parse(request.created_at) > Date.parse(after)).map((request) => request.id),
 		);
-		expect(sandbox.log).toHaveLength(1);
+		expect(served()).toHaveLength(1);
+		noPacing429s();
 	});
 
 	test('a bad form id in the filter names the parameter and costs no request', async () => {
@@ -231,7 +241,8 @@ describe('Booking Session → Get Many', () => {
 			simplify: false,
 		});
 		expect(jsonOf(result.items).map((session) => (session.request as IDataObject).id)).toEqual(completed.map((s) => s.request_id));
-		expect(sandbox.log.map((entry) => entry.path)).toEqual([
+		noPacing429s();
+		expect(served().map((entry) => entry.path)).toEqual([
 			'/api/v1/abandoned-sessions',
 			`/api/v1/requests/${completed[0].request_id}`,
 			`/api/v1/requests/${completed[1].request_id}`,
@@ -259,7 +270,8 @@ describe('Booking Session → Get Many', () => {
 		expect(idsOf(result.items)).toEqual(
 			sessions.filter((s) => s.updated_at && Date.parse(s.updated_at) > Date.parse(after)).map((s) => s.id),
 		);
-		expect(sandbox.log).toHaveLength(1);
+		expect(served()).toHaveLength(1);
+		noPacing429s();
 	});
 });
 

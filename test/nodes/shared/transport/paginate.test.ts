@@ -5,7 +5,7 @@ import { hashKey, sortRequests, startSandbox } from '../../../../sandbox';
 import { API_PATHS } from '../../../../nodes/shared/constants';
 import { paginate } from '../../../../nodes/shared/transport/paginate';
 import type { BookingRequest, BookingSession } from '../../../../nodes/shared/types';
-import { pacing429s } from '../../../support/pacing429';
+import { pacing429s, withoutOwn429s } from '../../../support/pacing429';
 
 let sandbox: Sandbox;
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id);
@@ -28,7 +28,9 @@ describe('paginate', () => {
 		const seconds = (Date.now() - started) / 1000;
 		expect(ids(result.items)).toEqual(ids(sortRequests(sandbox.workspace().requests)));
 		expect(result.calls).toBe(3);
-		expect(sandbox.log.map((entry) => entry.query.per_page)).toEqual(['100', '100', '100']);
+		// The API's own 429s left out (a stall of this busy process can bring a paced call in short of the
+		// last one's second); pacing429s judges whether the pacing caused any.
+		expect(withoutOwn429s(sandbox.log).map((entry) => entry.query.per_page)).toEqual(['100', '100', '100']);
 		const gaps = acceptedGaps(sandbox.log, hashKey(sandbox.keys.demo));
 		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
 		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
@@ -54,7 +56,8 @@ describe('paginate', () => {
 		expect(new Set(ids(result.items))).toEqual(new Set(ids(profiles)));
 		// 120 profiles at the sandbox's 50 per page: 3 calls, and no 4th empty page
 		expect(result.calls).toBe(3);
-		expect(sandbox.log.map((entry) => entry.query.page)).toEqual(['1', '2', '3']);
+		expect(withoutOwn429s(sandbox.log).map((entry) => entry.query.page)).toEqual(['1', '2', '3']);
+		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	});
 
 	test('stopAt ends the listing at the first item past the range', async () => {
