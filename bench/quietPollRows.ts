@@ -30,6 +30,7 @@ import { callsOf, readSamePages } from '../harness/agency/pageReference';
 import type { Activity, CallCount } from '../harness/agency/protocol';
 import { kb, largestParts, partsLine } from '../harness/agency/stateSize';
 import { contactOf } from '../harness/agency/traffic';
+import { startProfiles } from '../harness/agency/profiles';
 import { measureWork, median, type Work } from '../harness/agency/workMeter';
 import { createHarness, type Harness } from '../harness/inProcessN8n';
 import { setPacingGapForTests } from '../harness/limiterSettings';
@@ -284,28 +285,13 @@ export async function quietPollRows(reps: number): Promise<RowResult[]> {
 	const fleet = await SandboxFleet.start([{ seed: 4242, sizes: { requests: 0, sessions: 0 } }], { minGapMs: SANDBOX_GAP_MS, commitLagMs: 0 });
 	try {
 		const { client, state } = await largeClient(fleet, started);
-		const session = process.env.PROFILE_TO ? new (await import('node:inspector')).Session() : undefined;
-		if (session) {
-			session.connect();
-			await new Promise((r) => session.post('Profiler.enable', () => session.post('Profiler.start', r)));
-		}
-		const heap = process.env.HEAP_PROFILE_TO ? new (await import('node:inspector')).Session() : undefined;
-		if (heap) {
-			heap.connect();
-			await new Promise((r) => heap.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }, r));
-		}
+		// PROFILE_TO / HEAP_PROFILE_TO=<file>: profiles of the measured polls and references (harness/agency/profiles.ts)
+		const stopProfiles = await startProfiles();
 		let measured: Measured;
 		try {
 			measured = await measure(client, reps);
 		} finally {
-			// PROFILE_TO=<file>: a CPU profile of the measured polls and references (node --cpu-prof would add the setup)
-			// HEAP_PROFILE_TO=<file>: a sampling heap profile (freed objects counted too) of the measured polls and references
-			if (heap) {
-				await new Promise((r) => heap.post('HeapProfiler.stopSampling', (_e: unknown, res: { profile: unknown }) => { require('node:fs').writeFileSync(process.env.HEAP_PROFILE_TO as string, JSON.stringify(res.profile)); r(undefined); }));
-			}
-			if (session) {
-				await new Promise((r) => session.post('Profiler.stop', (_e: unknown, res: { profile: unknown }) => { require('node:fs').writeFileSync(process.env.PROFILE_TO as string, JSON.stringify(res.profile)); r(undefined); }));
-			}
+			await stopProfiles();
 		}
 		return [
 			cpuRow('quiet poll (a/c)', measured.quiet, 'nothing changed', measured.rateLimited),
