@@ -13,7 +13,7 @@ import type { Harness } from '../../../harness/inProcessN8n';
 import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox, Session } from '../../../sandbox';
 import { eventIds, rl, TriggerRun } from './trigger';
-import { pacing429s } from '../../support/pacing429';
+import { pacing429s, withoutOwn429s } from '../../support/pacing429';
 
 jest.setTimeout(180_000);
 
@@ -214,7 +214,9 @@ describe("n8n's poll budget (real 1 s limit)", () => {
 		const request = sandbox.addRequest();
 		running.set(key, Date.now() + 60_000); // another poll of this trigger is running
 		expect((await run.poll()).items).toBeNull();
-		expect(sandbox.log.filter((entry) => entry.path === REQUESTS)).toHaveLength(1); // only the baseline read
+		// only the baseline read (the API's own 429s left out: a stall of this busy process can bring a paced
+		// call in short of the last one's second; afterEach's pacing429s judges whether the pacing caused any)
+		expect(withoutOwn429s(sandbox.log).filter((entry) => entry.path === REQUESTS)).toHaveLength(1);
 		running.set(key, Date.now() - 1); // that poll died long ago
 		expect(eventIds((await run.poll()).items)).toEqual([requestId(request.id)]);
 		expect(running.has(key)).toBe(false);

@@ -15,7 +15,7 @@ import { setEditionForTests, setPacingGapForTests } from '../../../../../harness
 import { EDITION as QUEUE_EDITION } from '../../../../../queue/edition';
 import { sharedLimiterIds } from '../../../../../queue/limiter/sharedLimiter';
 import { QUEUE_PACKAGE_DIR } from '../../../../support/editions';
-import { pacing429s } from '../../../../support/pacing429';
+import { pacing429s, withoutOwn429s } from '../../../../support/pacing429';
 
 const DIST = path.resolve(__dirname, '../../../../../dist');
 
@@ -170,7 +170,9 @@ describe('limiter registry', () => {
 		expect(fromTrigger.results).toHaveLength(250);
 
 		const keyHash = hashKey(sandbox.keys.demo);
-		expect(sandbox.log).toHaveLength(6);
+		// The API's own 429s left out (a stall of this busy process can bring a paced call in short of the
+		// last one's second); pacing429s judges whether the pacing caused any.
+		expect(withoutOwn429s(sandbox.log)).toHaveLength(6);
 		expect(pacing429s(sandbox.log, keyHash)).toEqual([]);
 		expect(Math.min(...acceptedGaps(sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
 		const added = builtRegistry.limiterIds().filter((id) => !before.has(id));
