@@ -220,6 +220,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		// 3. rate limiter
 		if (rateLimit && st.lastAcceptedAt !== null && at - st.lastAcceptedAt < minGapMs) {
 			st.rateLimited++;
+			entry.sinceAcceptedMs = at - st.lastAcceptedAt;
 			await delay(faults.latency());
 			answer(res, entry, st, errorAnswer(429, 'rate_limited', 'Rate limit exceeded: 1 request per second per API key', rateLimitHeaders(store.choices.retryAfterS)), true);
 			return;

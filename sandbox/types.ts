@@ -255,6 +255,11 @@ export interface RequestLogEntry {
 	status: number;
 	/** Injected fault, when one applied: always429, always500, every429, every500, drop, malformed:<kind>. */
 	fault?: string;
+	/**
+	 * On a rate limiter 429: ms since the key's last accepted request arrived. The sandbox keeps that
+	 * arrival across clearLog, so a test's first 429 can be told from the previous test's last call.
+	 */
+	sinceAcceptedMs?: number;
 }
 
 export type MalformedKind =

@@ -163,6 +163,17 @@ describe('sandbox: rate limit', () => {
 		expect(sb.log.map((e) => e.status)).toEqual(statuses);
 	});
 
+	it("a 429 carries its gap from the key's last accepted arrival, also when that arrival was cleared from the log", async () => {
+		const t0 = 35_000;
+		await arriveAt(t0, [sb.keys.demo]);
+		sb.clearLog();
+		const [rejected] = await arriveAt(t0 + 330, [sb.keys.demo]);
+		expect(rejected.status).toBe(429);
+		expect(sb.log.map((e) => [e.status, e.sinceAcceptedMs])).toEqual([[429, 330]]);
+		await arriveAt(t0 + GAP, [sb.keys.demo]);
+		expect(sb.log[1].sinceAcceptedMs).toBeUndefined(); // accepted: no gap recorded
+	});
+
 	it('the window is the gap exactly: one millisecond short is rejected, the gap itself accepted', async () => {
 		const t0 = 40_000;
 		const statuses: number[] = [];

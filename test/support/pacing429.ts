@@ -22,8 +22,9 @@ export function longestStallMs(): number {
 
 /**
  * The log's real 429s (of one key, or of any) that came more than the longest stall short of the
- * limit after the key's previous accepted request; a 429 with no accepted request before it in the
- * log is the pacing's too.
+ * limit after the key's previous accepted request. The sandbox stamps each limiter 429 with its gap
+ * (`sinceAcceptedMs`, kept across clearLog, so the previous test's last call counts); a log without
+ * it (a 429 with no accepted request before it) blames the pacing.
  */
 export function pacing429s(log: RequestLogEntry[], keyHash?: string | null, minGapMs = 1000, tolerance = longestStallMs()): RequestLogEntry[] {
 	const lastAccepted = new Map<string | null, number>();
@@ -33,7 +34,8 @@ export function pacing429s(log: RequestLogEntry[], keyHash?: string | null, minG
 		if (entry.status === 401) continue;
 		if (entry.status === 429 && !entry.fault) {
 			const previous = lastAccepted.get(entry.keyHash);
-			const shortBy = previous === undefined ? Infinity : minGapMs - (entry.at - previous);
+			const gap = entry.sinceAcceptedMs ?? (previous === undefined ? undefined : entry.at - previous);
+			const shortBy = gap === undefined ? Infinity : minGapMs - gap;
 			if (shortBy > tolerance) blamed.push(entry);
 		} else lastAccepted.set(entry.keyHash, entry.at);
 	}
