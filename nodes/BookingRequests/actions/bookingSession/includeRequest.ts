@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { API_PATHS, MAX_PER_PAGE } from '../../../shared/constants';
-import { minutesToBook } from '../../../shared/output/funnel';
-import { simplifyRequest } from '../../../shared/output/request';
+import { includedRequest } from '../../../shared/output/funnel';
 import { sessionStatus } from '../../../shared/output/session';
 import { textOrNull } from '../../../shared/output/values';
 import { joinRequests } from '../../../shared/requestJoin';
@@ -38,11 +37,7 @@ export async function includedFields(
 	return sessions.map((session) => {
 		const id = requestIdOf(session);
 		if (id === null) return {};
-		const request = requests.get(id) ?? null;
-		return {
-			minutes_to_book: minutesToBook(session, request),
-			request: request === null ? null : options.simplify ? simplifyRequest(request) : (request as IDataObject),
-		};
+		return includedRequest(session, requests.get(id) ?? null, options.simplify);
 	});
 }
 
