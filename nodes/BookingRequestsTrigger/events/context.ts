@@ -53,9 +53,19 @@ export function sessionCodes(session: BookingSession, request: BookingRequest | 
 	return [...codes];
 }
 
-/** Phones shared by many customers in the bookings this poll read (they identify nobody). */
+/** The phones found shared in a poll's pages, and the pages as they were then (a poll may read more after). */
+const SHARED_IN_PAGES = new WeakMap<PageObservation[], { pages: PageObservation[]; codes: Set<string> }>();
+
+/**
+ * Phones shared by many customers in the bookings this poll read (they identify nobody). The judges and
+ * the next memory both ask: found once while the pages read are the same (each gets its own set).
+ */
 export function sharedInPoll(pages: PageObservation[]): Set<string> {
-	return sharedPhoneCodes(requestsRead<BookingRequest>(pages));
+	const found = SHARED_IN_PAGES.get(pages);
+	if (found && found.pages.length === pages.length && found.pages.every((page, i) => page === pages[i])) return new Set(found.codes);
+	const codes = sharedPhoneCodes(requestsRead<BookingRequest>(pages));
+	SHARED_IN_PAGES.set(pages, { pages: [...pages], codes });
+	return new Set(codes);
 }
 
 /**

@@ -65,22 +65,36 @@ export const MAX_EMAILS_PER_PHONE = 3;
 
 /** The codes of the phones shared by more than MAX_EMAILS_PER_PHONE e-mails in these bookings. */
 export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: unknown }>): Set<string> {
-	// A phone's e-mails: its first one alone (most phones have one), a set from the second on.
-	const emails = new Map<string, string | Set<string>>();
+	// Each phone's bookings (by place): a phone read in fewer bookings than that cannot be shared, so only
+	// the e-mails of the few phones read often are normalised (every poll reads hundreds of bookings).
+	const emails: unknown[] = [];
+	const places = new Map<string, number | number[]>();
 	for (const booking of bookings) {
+		if (typeof booking.email !== 'string') continue;
 		const phone = normalisePhone(booking.phone);
-		const email = normaliseEmail(booking.email);
-		if (!phone || !email) continue;
-		const known = emails.get(phone);
-		if (known === undefined) emails.set(phone, email);
-		else if (typeof known === 'string') {
-			if (known !== email) emails.set(phone, new Set([known, email]));
-		} else known.add(email);
+		if (!phone) continue;
+		const place = emails.push(booking.email) - 1;
+		const known = places.get(phone);
+		if (known === undefined) places.set(phone, place);
+		else if (typeof known === 'number') places.set(phone, [known, place]);
+		else known.push(place);
 	}
-	const shared = new Set<string>();
-	// The phone's key as customerKeys writes it (one place for the key format): "+" keeps the digits as they are.
-	for (const [phone, known] of emails) if (typeof known !== 'string' && known.size > MAX_EMAILS_PER_PHONE) shared.add(customerCodes({ phone: `+${phone}` })[0]);
-	return shared;
+	const shared: Array<{ first: number; code: string }> = [];
+	for (const [phone, known] of places) {
+		if (typeof known === 'number' || known.length <= MAX_EMAILS_PER_PHONE) continue;
+		const distinct = new Set<string>();
+		let first = Infinity;
+		for (const place of known) {
+			const email = normaliseEmail(emails[place]);
+			if (email === undefined) continue;
+			distinct.add(email);
+			first = Math.min(first, place);
+		}
+		// The phone's key as customerKeys writes it (one place for the key format): "+" keeps the digits as they are.
+		if (distinct.size > MAX_EMAILS_PER_PHONE) shared.push({ first, code: customerCodes({ phone: `+${phone}` })[0] });
+	}
+	// In the order the phones first came with a usable e-mail.
+	return new Set(shared.sort((a, b) => a.first - b.first).map(({ code }) => code));
 }
 
 export function customerCodes(contact: { email?: unknown; phone?: unknown } | undefined): string[] {

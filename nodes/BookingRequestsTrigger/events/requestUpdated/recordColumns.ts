@@ -45,12 +45,12 @@ export interface RecordColumns {
 }
 
 export const ID_LENGTH = 6;
-const RANK = 5;
-const RUN = 3;
-const NULL = '.';
-const NULLS = '*';
-const NULL_RUN_FROM = 4;
-const WIDTHS = { updated: 3, completed: 7, notes: 4, chain: 6 } as const;
+export const RANK = 5;
+export const RUN = 3;
+export const NULL = '.';
+export const NULLS = '*';
+export const NULL_RUN_FROM = 4;
+export const WIDTHS = { updated: 3, completed: 7, notes: 4, chain: 6 } as const;
 const CODE = /^[A-Za-z0-9_-]*$/;
 /** A sealed contact (contactSeal.ts), or `^` and one in the form before it (read back, then sealed again). */
 const SEALED = /^\^?[A-Za-z0-9_-]*$/;
@@ -123,8 +123,8 @@ function readRanks(text: string): number[] | undefined {
 	return ranks;
 }
 
-/** The columns of these rows (in this order); `values`: the status and lead status values they point to, made here. */
-export function toColumns(rows: RecordRow[]): { columns: RecordColumns; values: string[] } {
+/** Status and lead values in order of first appearance: `slot` gives a value's index plus 1 (0: null), adding it when new. */
+export function valueSlots(): { values: string[]; indexOf: Map<string, number>; slot: (value: string | null) => number } {
 	const values: string[] = [];
 	const indexOf = new Map<string, number>();
 	const slot = (value: string | null) => {
@@ -133,6 +133,12 @@ export function toColumns(rows: RecordRow[]): { columns: RecordColumns; values: 
 		if (at === undefined) indexOf.set(value, (at = values.push(value)));
 		return at;
 	};
+	return { values, indexOf, slot };
+}
+
+/** The columns of these rows (in this order); `values`: the status and lead status values they point to, made here. */
+export function toColumns(rows: RecordRow[]): { columns: RecordColumns; values: string[] } {
+	const { values, slot } = valueSlots();
 	const status = rows.map((row) => slot(row.status));
 	const lead = rows.map((row) => slot(row.lead));
 	const width = indexWidth(values.length);

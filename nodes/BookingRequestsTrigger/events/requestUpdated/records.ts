@@ -13,7 +13,8 @@
  * gets a new id each time. What `previous` reports (the earlier status, lead status, completion and
  * contact) is what a record keeps; the rest is hashes.
  *
- * A memory kept from poll to poll (poll/keptMemory.ts) keeps its stored form until a record changes, and
+ * A memory kept from poll to poll (poll/keptMemory.ts) keeps its stored form until a record changes (then
+ * writes only the records from the lowest change up, the rest cut from the stored form: splicedColumns.ts), and
  * remembers in this process only what it read last of each request (`updated_at`, a fingerprint of the
  * contact, the fields read as one string), so that an unchanged request costs no hash and no cipher. The form before 0.2 (one
  * comma-separated string of records with 8-character codes) is read and written again in this one.
@@ -25,6 +26,8 @@ import type { Contact, Watched } from './fields';
 import { CONTACT_FIELDS } from './fields';
 import type { RecordColumns, RecordRow } from './recordColumns';
 import { ID_LENGTH, parseColumns, toColumns } from './recordColumns';
+import type { StoredColumns } from './splicedColumns';
+import { splicedColumns } from './splicedColumns';
 
 export interface UpdatesState extends Partial<RecordColumns> {
 	/** Server time Request Updated started watching (its first poll remembers without reporting). */
@@ -171,6 +174,34 @@ function sameRecord(a: WatchedRecord, b: WatchedRecord): boolean {
 
 type Entry = { code: string; record: WatchedRecord };
 
+/** The order of the stored rows: highest rank first, then by id code. */
+const byPlace = (a: Entry, b: Entry) => b.record.rank - a.record.rank || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+
+/** A stored form, and whether its rows are in the order `encode` writes them (only then can a write start from it). */
+type Stored = StoredColumns & { inOrder: boolean };
+
+/**
+ * A stored form that still holds the records ranked below `top` (nothing at or above it is known to
+ * be as stored) and above `cut` (the oldest, at or below it, were forgotten): the next write keeps
+ * their text (splicedColumns.ts) and writes only the records from `top` up.
+ */
+interface Edited {
+	base: Stored;
+	top: number;
+	cut: number;
+}
+
+/** Ranks a stored form holds as they are (5 characters): outside, a record is written whole. */
+const STORED_RANKS = 64 ** 5;
+
+function inOrder(rows: RecordRow[]): boolean {
+	for (let i = 1; i < rows.length; i++) {
+		const [a, b] = [rows[i - 1], rows[i]];
+		if (a.rank < b.rank || (a.rank === b.rank && a.id >= b.id)) return false;
+	}
+	return true;
+}
+
 /**
  * Records maps held by more than one memory (a copy and the memory it was made from): each copies the
  * map before it changes it, so a copy costs nothing until a record changes (a quiet poll changes none).
@@ -187,7 +218,9 @@ export class UpdatesMemory {
 	private records = new Map<string, WatchedRecord | WatchedRecord[]>();
 	private count = 0;
 	/** The stored form of these records, while none changed since it was written or read. */
-	private stored: { columns: RecordColumns; values: string[] } | undefined;
+	private stored: Stored | undefined;
+	/** Once a record changed: the stored form before, and which of its records still hold. */
+	private edited: Edited | undefined;
 
 	/** A copy to change (the memory a poll starts from is never changed). */
 	clone(): UpdatesMemory {
@@ -198,6 +231,7 @@ export class UpdatesMemory {
 		SHARED_RECORDS.add(this.records);
 		copy.count = this.count;
 		copy.stored = this.stored;
+		copy.edited = this.edited && { ...this.edited };
 		return copy;
 	}
 
@@ -209,7 +243,7 @@ export class UpdatesMemory {
 		memory.from = state.from;
 		for (const row of rows) memory.add(row.id, recordOfRow(row));
 		// Read in the compact form: it stays the stored form until a record changes.
-		if (state.records === undefined) memory.stored = toColumns(rows);
+		if (state.records === undefined) memory.stored = { ...toColumns(rows), inOrder: inOrder(rows) };
 		return memory;
 	}
 
@@ -230,6 +264,14 @@ export class UpdatesMemory {
 	/** The record of request `id`, read at `rank` (undefined: the page gave no list length). */
 	get(id: string, rank?: number): WatchedRecord | undefined {
 		return this.entryOf(idCode(id), rank);
+	}
+
+	/** Calls `visit` with each record (Map's forEach: no iterator or entry to allocate for each of 5,000). */
+	private eachRecord(visit: (code: string, record: WatchedRecord) => void): void {
+		this.records.forEach((held, code) => {
+			if (!Array.isArray(held)) visit(code, held);
+			else for (const record of held) visit(code, record);
+		});
 	}
 
 	/** The records, to change: this memory's own map (copied first when it is shared). */
@@ -262,7 +304,18 @@ export class UpdatesMemory {
 		const same = known !== undefined && sameRecord(known, record);
 		if (known) this.remove(code, known);
 		this.add(code, record);
-		if (!same) this.stored = undefined;
+		if (same) return;
+		this.changed({ top: record.rank });
+		if (known) this.changed({ top: known.rank });
+	}
+
+	/** The stored form no longer holds the records at or above `top`, or at or below `cut`. */
+	private changed(place: { top?: number; cut?: number }): void {
+		if (this.stored) this.edited = this.stored.inOrder ? { base: this.stored, top: Infinity, cut: -Infinity } : undefined;
+		this.stored = undefined;
+		if (!this.edited) return;
+		if (place.top !== undefined) this.edited.top = Math.min(this.edited.top, place.top);
+		if (place.cut !== undefined) this.edited.cut = Math.max(this.edited.cut, place.cut);
 	}
 
 	/**
@@ -272,14 +325,13 @@ export class UpdatesMemory {
 	 */
 	forgetBelow(rank: number): number {
 		const gone: Entry[] = [];
-		const left = (record: WatchedRecord) => record.rank < (record.edge === true ? rank - RANK_SLACK : rank);
-		for (const [code, held] of this.records) {
-			if (!Array.isArray(held)) {
-				if (left(held)) gone.push({ code, record: held });
-			} else for (const record of held) if (left(record)) gone.push({ code, record });
+		this.eachRecord((code, record) => {
+			if (record.rank < (record.edge === true ? rank - RANK_SLACK : rank)) gone.push({ code, record });
+		});
+		for (const { code, record } of gone) {
+			this.remove(code, record);
+			this.changed({ cut: record.rank });
 		}
-		for (const { code, record } of gone) this.remove(code, record);
-		if (gone.length > 0) this.stored = undefined;
 		return gone.length;
 	}
 
@@ -298,13 +350,39 @@ export class UpdatesMemory {
 		return contact ? { contact, reseal: false, print: contactPrint(contact) } : { contact, reseal: true };
 	}
 
+	/** The records from the edit's `top` up written, the rest kept from its stored form; undefined when it does not fit. */
+	private spliced(edited: Edited): Stored | undefined {
+		const head: Entry[] = [];
+		const edge: Entry[] = [];
+		let count = 0;
+		let fits = true;
+		this.eachRecord((code, record) => {
+			const { rank } = record;
+			if (!Number.isInteger(rank) || rank < 0 || rank >= STORED_RANKS || rank <= edited.cut) fits = false;
+			else if (rank >= edited.top) head.push({ code, record });
+			else {
+				count++;
+				if (record.edge === true) edge.push({ code, record });
+			}
+		});
+		if (!fits) return undefined;
+		const rows = head.sort(byPlace).map(({ code, record }) => rowOfRecord(code, record));
+		const kept = { top: edited.top, cut: edited.cut, count, edge: edge.sort(byPlace).map(({ code }) => code) };
+		const columns = splicedColumns(edited.base, rows, kept);
+		return columns && { ...columns, inOrder: true };
+	}
+
+	/** All the records written. */
+	private written(): Stored {
+		const entries: Entry[] = [];
+		this.eachRecord((code, record) => entries.push({ code, record }));
+		entries.sort(byPlace);
+		return { ...toColumns(entries.map(({ code, record }) => rowOfRecord(code, record))), inOrder: true };
+	}
+
 	encode(from: number): UpdatesState {
-		if (!this.stored) {
-			const entries: Entry[] = [];
-			for (const [code, held] of this.records) for (const record of Array.isArray(held) ? held : [held]) entries.push({ code, record });
-			entries.sort((a, b) => b.record.rank - a.record.rank || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-			this.stored = toColumns(entries.map(({ code, record }) => rowOfRecord(code, record)));
-		}
+		if (!this.stored) this.stored = (this.edited && this.spliced(this.edited)) ?? this.written();
+		this.edited = undefined;
 		const { columns, values } = this.stored;
 		return { from, ...(this.cursor !== undefined ? { cursor: this.cursor } : {}), values, ...columns };
 	}
