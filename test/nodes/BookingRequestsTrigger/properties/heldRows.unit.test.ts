@@ -14,7 +14,7 @@
  * save pages in about a quarter of the programs (counted: the property is not vacuous).
  *
  * Checked against broken variants: rows never marked moved, in the poll or across polls (the property
- * fails within 5 programs); rows used in a poll that did not read the top of the list through (the
+ * fails within 6 programs); rows used in a poll that did not read the top of the list through (the
  * regression below, found by the property, fails).
  *
  * Polls at the same server times in both runs (the model's clock does not move while a poll reads), so
