@@ -14,6 +14,9 @@ import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/s
 import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
 import type { PollOptions, PollResult } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
+import { eventLetters, listsFor } from '../../nodes/BookingRequestsTrigger/events';
+import type { ReadInput } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import { memoryAtStart, stateAtEnd } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
 import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
 import { decodeMemory, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
 import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
@@ -122,6 +125,11 @@ export interface WorldPollOptions extends ReadHooks {
 	perPage?: number;
 	/** Send the `Date` header with 1 s resolution, like HTTP (default: exact milliseconds). */
 	secondsDate?: boolean;
+	/**
+	 * Keep the memory between polls under this key, as the published node does (poll/keptMemory.ts:
+	 * reused while the state is the one it wrote); default: the state decoded at every poll.
+	 */
+	keptAs?: string;
 }
 
 export interface WorldPoll extends PollResult {
@@ -145,6 +153,21 @@ export async function pollState(
 ): Promise<PollResult & { state: TriggerState | undefined }> {
 	const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
 	return { ...result, state: result.memory && writeMemory(result.memory) };
+}
+
+/** One poll as the published node runs it: the memory kept under `key` when the state is the one it wrote, else decoded. */
+export async function pollKept(
+	key: string,
+	source: PageSource,
+	previous: TriggerState | undefined,
+	settings: TriggerSettings,
+	options: PollOptions,
+): Promise<PollResult & { state: TriggerState | undefined }> {
+	const events = eventLetters(settings);
+	const read: ReadInput = { expect: { fingerprint: settings.fingerprint, lists: listsFor(settings), selection: { events, abandonedAfterMs: settings.abandonedAfterMs } }, settings };
+	const stored = memoryAtStart(key, previous, read);
+	const result = await pollChanges(source, stored.memory, settings, { ...options, carry: stored.carried });
+	return { ...result, state: result.memory && stateAtEnd(key, { ...result.memory, label: { ...result.memory.label, events } }, read) };
 }
 
 /**
@@ -303,7 +326,8 @@ export class World {
 		const count = { pages: { sessions: 0, requests: 0 }, calls: 0 };
 		const limit = options.budget ?? Infinity;
 		const budget: Budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
-		const result = await pollState(this.source(options, count, limit), previous, settings, {
+		const poll = options.keptAs !== undefined ? pollKept.bind(undefined, options.keptAs) : pollState;
+		const result = await poll(this.source(options, count, limit), previous, settings, {
 			budget,
 			needsRequest: options.needsRequest,
 			localNow: () => this.now,

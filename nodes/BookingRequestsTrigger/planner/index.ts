@@ -24,7 +24,7 @@ import { KeySet } from '../state/keySet';
 import { WINDOW_KINDS } from '../windows';
 import { locatedBelow } from '../windows/advance';
 import type { Window } from '../windows/window';
-import { windowsOf } from '../rules/evaluate';
+import { outcomesOf, windowsOf } from '../rules/evaluate';
 import type { PageRequest } from './listView';
 import { ListView, pageOf } from './listView';
 import { evenShares, guessesStart, pagesToReach, densityOf, reach, shareBudget as shareBudgetOf } from './shares';
@@ -97,7 +97,9 @@ export class Planner {
 			}
 		} else {
 			this.windows = windowsOf(previous, settings, this.now);
-			const targets = targetsOf(this.windows, { view: this.view, pagesLeft: this.input.pagesLeft(), now: this.now });
+			// The held sessions' rows kept in this process stand for their pages when the top of their list is
+			// read through (windows/heldRows.ts): they are read last, and only when it was not.
+			const targets = targetsOf(this.windows.filter((window) => !window.rows), { view: this.view, pagesLeft: this.input.pagesLeft(), now: this.now });
 			yield* this.readTargets(targets);
 			// Shares are estimates (rows added at the top while the poll reads push a window's end down):
 			// what the budget still affords extends the runs from page 1 that have not reached their stop
@@ -107,6 +109,7 @@ export class Planner {
 			// that part's first page, and the frontier stops there for every event: read again from page 1
 			// down to its stop when the budget affords it.
 			for (const target of targets) if (this.rereadsFromTop(target)) yield* this.extendRun(target, 1, this.input.pagesLeft());
+			yield* this.readUnservedRows();
 		}
 		// The events' own pages (Request Updated's older pages) come last: the pages the windows read serve them too.
 		for (const kind of selectedKinds(settings)) {
@@ -116,6 +119,15 @@ export class Planner {
 			const plan = kind.reads({ latestOfPage: (list, page) => this.view.latestOfPage(list, page), read: this.gate, settings, memory });
 			if (plan) this.own.set(kind.value, yield* plan);
 		}
+	}
+
+	/** The windows whose kept rows do not serve in this poll (the top of their list not read through), read as any other. */
+	private *readUnservedRows(): Plan<void> {
+		const windows = this.windows ?? [];
+		if (!windows.some((window) => window.rows) || this.input.pagesLeft() < 1) return;
+		const unserved = outcomesOf(windows, this.input.pages, this.input.fallbackNow).filter((outcome) => outcome.window.rows && !outcome.complete);
+		if (unserved.length === 0) return;
+		yield* this.readTargets(targetsOf(unserved.map((outcome) => outcome.window), { view: this.view, pagesLeft: this.input.pagesLeft(), now: this.now as number }));
 	}
 
 	private need(target: Target): number {

@@ -9,9 +9,13 @@
  * edited or saved with an older copy, a parameter changed. The pure core never changes the memory it is
  * given (rules/core.ts), so the memory kept stays what that state decodes to.
  *
+ * It also keeps what the state does not: the held drafts' rows as read (windows/heldRows.ts), so the
+ * poll that judges them need not read their pages again; a memory decoded from the state has none.
+ *
  * Bounded: at most KEPT_LIMITS.triggers memories and KEPT_LIMITS.entries entries of their memories
- * together (customers, sessions, watched requests), the least recently polled dropped first, and one
- * not polled for KEPT_LIMITS.idleMs is dropped (n8n does not tell a polling node it was unpublished).
+ * together (customers, sessions, watched requests, held rows: at most HELD_LIMIT per trigger), the
+ * least recently polled dropped first, and one not polled for KEPT_LIMITS.idleMs is dropped (n8n does
+ * not tell a polling node it was unpublished).
  * A dropped memory is decoded again at its next poll. Fetch Test Event neither reads nor writes it.
  *
  * Module state: the build emits one module per source file, so there is one store per process.
@@ -22,6 +26,7 @@ import type { StoredMemory } from '../state/codec';
 import { readMemory, writeMemory, writtenMemory } from '../state/codec';
 import type { TriggerMemory } from '../state/decoded';
 import type { TriggerState } from '../state/format';
+import { rowsKept, withRows } from '../windows/heldRows';
 
 export const KEPT_LIMITS = { triggers: 5_000, entries: 2_000_000, idleMs: 24 * 3_600_000 };
 
@@ -40,6 +45,18 @@ interface Kept {
 const KEPT = new Map<string, Kept>();
 let entriesKept = 0;
 
+/**
+ * Whether the held drafts' rows (windows/heldRows.ts) are kept with the memory. Tests only turn it off:
+ * with it off, the kept memory is exactly what its state decodes to, so the trigger reads the same
+ * pages whether it keeps its memory or decodes it every poll (the differential property test).
+ */
+let heldRowsKept = true;
+
+/** Tests only: keep the held drafts' rows with the memory (true, as in production) or not. */
+export function keepHeldRowsForTests(keep: boolean): void {
+	heldRowsKept = keep;
+}
+
 const readingOf = (read: ReadInput): string => JSON.stringify([read.expect, read.settings.events, read.about ?? null]);
 
 /** Entries of a memory (its customers, sessions and each event's records), roughly what it weighs. */
@@ -47,7 +64,7 @@ function entriesOf(memory: TriggerMemory): number {
 	const customers = memory.sessions?.customers;
 	const sizes = customers ? customers.seen.size + customers.booked.size + customers.reminded.keys + customers.shared.size : 0;
 	const own = Object.values(memory.events).reduce((sum: number, value) => sum + ((value as { size?: unknown }).size as number | undefined ?? 0), 0);
-	return 100 + sizes + own;
+	return 100 + sizes + own + rowsKept(memory.windows);
 }
 
 function drop(key: string): void {
@@ -86,7 +103,8 @@ export function memoryAtStart(key: string, raw: unknown, read: ReadInput): Store
 export function stateAtEnd(key: string, memory: TriggerMemory, read: ReadInput): TriggerState {
 	const generation = randomBytes(9).toString('base64url');
 	const state = writeMemory({ ...memory, label: { ...memory.label, generation } });
-	const kept = writtenMemory(memory, state, read.settings);
+	const written = writtenMemory(memory, state, read.settings);
+	const kept = heldRowsKept ? { ...written, windows: withRows(written.windows, memory.windows) } : written;
 	drop(key);
 	const entries = entriesOf(kept);
 	KEPT.set(key, { generation, reading: readingOf(read), memory: kept, entries, usedAt: Date.now() });

@@ -14,6 +14,7 @@ import type { TriggerSettings } from '../model/settings';
 import type { TriggerMemory } from '../state/decoded';
 import { WINDOW_KINDS, windowKind } from '../windows';
 import { coverageOf } from '../windows/coverage';
+import { servesWith } from '../windows/heldRows';
 import type { Candidate, Window, WindowOutcome } from '../windows/window';
 
 export type { WindowOutcome } from '../windows/window';
@@ -74,7 +75,8 @@ function candidatesOf(outcome: WindowOutcome, fresh: Fresh, frontier: number): C
 		if (taken.has(entry.item.id) || window.done.has(entry.time, entry.item.id)) continue;
 		if (window.only && !window.only.has(entry.time, entry.item.id)) continue;
 		taken.add(entry.item.id);
-		const newest = fresh[window.list].get(entry.item.id);
+		// Not read in this poll: a kept row (windows/heldRows.ts), unchanged since it was read.
+		const newest = fresh[window.list].get(entry.item.id) ?? (coverage.kept ? { item: entry.item, time: entry.time } : undefined);
 		// The item moved (saved, completed) after this copy was read: it is judged where it is now.
 		if (!newest || newest.time !== entry.time) continue;
 		const partial = coverage.partial !== undefined && entry.time === coverage.partial;
@@ -85,6 +87,16 @@ function candidatesOf(outcome: WindowOutcome, fresh: Fresh, frontier: number): C
 	return candidates;
 }
 
+/** What the pages read prove about each window; the held window on its kept rows when they serve (windows/heldRows.ts). */
+export function outcomesOf(windows: Window[], pages: PageObservation[], fallbackNow: number): WindowOutcome[] {
+	const runs = { sessions: runsOf(pages, 'sessions'), requests: runsOf(pages, 'requests') };
+	const bounds = readBounds(pages, fallbackNow);
+	return servesWith(
+		windows.map((window) => outcomeOf(window, runs[window.list], bounds)),
+		(window) => windowKind(window.name).atTop,
+	);
+}
+
 /**
  * What the pages read in a poll prove. The frontier is the lowest event time up to which every window
  * is known: a window read from page 1 up to the time of that read, the horizon up to now, a window
@@ -92,9 +104,7 @@ function candidatesOf(outcome: WindowOutcome, fresh: Fresh, frontier: number): C
  * clock (more than a second past its `Date` header) count as happening at the frontier.
  */
 export function evaluate(windows: Window[], pages: PageObservation[], now: number, fallbackNow = now): Evaluation {
-	const runs = { sessions: runsOf(pages, 'sessions'), requests: runsOf(pages, 'requests') };
-	const bounds = readBounds(pages, fallbackNow);
-	const outcomes = windows.map((window) => outcomeOf(window, runs[window.list], bounds));
+	const outcomes = outcomesOf(windows, pages, fallbackNow);
 	let frontier = Infinity;
 	// The held window ends at its newest held session: read through, it holds nobody back.
 	for (const outcome of outcomes) frontier = Math.min(frontier, outcome.complete && outcome.window.only ? Infinity : outcome.upper + outcome.window.offset);

@@ -32,7 +32,7 @@ export function locatedBelow(pages: PageObservation[], list: ListName, time: num
 
 /** Items at or below a boundary counted from the end of the list, from the run that covered the window. */
 export function belowOf(coverage: Coverage | undefined, isBelow: (entry: Located) => boolean, fallback: number | undefined): number | undefined {
-	if (!coverage) return fallback;
+	if (!coverage || coverage.kept) return fallback;
 	for (const page of coverage.run.pages) {
 		for (const [i, item] of page.items.entries()) {
 			const time = sortTime(coverage.run.list, item);

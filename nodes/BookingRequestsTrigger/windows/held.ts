@@ -1,15 +1,18 @@
 /**
  * The held drafts: open sessions the horizon's floor passed before their event time, while a backlog
- * is drained (horizon.ts says when), kept as hashed id and `updated_at` only and judged later on a
+ * is drained (horizon.ts says when), stored as hashed id and `updated_at` only and judged later on a
  * fresh read of just their pages, like any session at the horizon (a held draft saved or completed
- * meanwhile is judged where it is now). A window over just these sessions; absent when none is held.
- * Event time: `updated_at` + the delay.
+ * meanwhile is judged where it is now) — or, in the process that held them and while its memory goes
+ * on, on the rows it read then (heldRows.ts: when that is the same as a fresh read; never stored). A
+ * window over just these sessions; absent when none is held. Event time: `updated_at` + the delay.
  */
 import type { PageObservation } from '../model/pages';
 import { isCount, isMsKey, isRecord, readPacked } from '../state/checks';
 import type { PackedKeys } from '../state/keySet';
 import { KeySet } from '../state/keySet';
 import { belowOf, nextWindow, openFrom } from './advance';
+import type { HeldRows } from './heldRows';
+import { afterPoll } from './heldRows';
 import type { Coverage } from './coverage';
 import { isStop } from './coverage';
 import type { WindowState } from './stored';
@@ -23,6 +26,8 @@ export interface HeldMemory extends WindowMemory {
 	readonly codes: KeySet;
 	/** Sessions at or below the newest held one, counted from the end (where its pages start). */
 	readonly topBelow?: number;
+	/** Their rows as read, in this process's memory only (heldRows.ts); undefined in a memory decoded from the state. */
+	readonly rows?: HeldRows;
 }
 
 export interface HeldState extends WindowState {
@@ -71,7 +76,8 @@ function nextHeld(input: HeldInput): HeldMemory | undefined {
 		window = { ...start, ...(below !== undefined ? { below } : {}) };
 	}
 	const topBelow = added.size > 0 ? belowOf(from?.coverage, (entry) => entry.time <= span.max, undefined) : input.previous?.topBelow;
-	return { ...window, codes, ...(topBelow !== undefined ? { topBelow } : {}) };
+	const rows = afterPoll({ previous: input.previous?.rows, codes, read: added.size > 0 ? (from?.coverage?.items ?? []) : [], pages: input.pages });
+	return { ...window, codes, ...(topBelow !== undefined ? { topBelow } : {}), ...(rows ? { rows } : {}) };
 }
 
 /** The stored held drafts, checked; undefined when malformed. */
@@ -95,7 +101,7 @@ export const heldWindow: WindowKind<HeldMemory, HeldState> = {
 		const span = memory.codes.span();
 		if (!span) return undefined;
 		const window = openFrom(memory, { name: 'held', list: 'sessions', hi: span.max, offset: poll.settings.abandonedAfterMs });
-		return { ...window, only: memory.codes, ...(memory.topBelow !== undefined ? { hiBelow: memory.topBelow } : {}) };
+		return { ...window, only: memory.codes, ...(memory.topBelow !== undefined ? { hiBelow: memory.topBelow } : {}), ...(memory.rows ? { rows: memory.rows } : {}) };
 	},
 	advance: (step) => ({
 		memory: nextHeld({ previous: step.previous, outcome: step.outcome, handled: step.handled, limit: step.limit, from: step.handedOn.get('horizon') as HeldHandOn | undefined, pages: step.pages }),

@@ -21,7 +21,7 @@ import type { WindowKind, WindowOutcome } from './window';
  * for their event time: the floor stops below the first one, unless holding them saves pages (at least
  * a page of passed sessions besides their own span, at most `room` of them, and none held from before):
  * then they are held (hashed id and `updated_at`: held.ts) and judged later on a fresh read of their
- * own pages. So a backlog is not read a second time, a delay later, for the abandonments it holds: only
+ * own pages, or, in the process that held them, on the rows read now (heldRows.ts). So a backlog is not read a second time, a delay later, for the abandonments it holds: only
  * their pages are.
  */
 export function holdFurther(outcome: WindowOutcome, limit: number, room: number): { bound: number; held: KeySet } {

@@ -46,7 +46,18 @@ export interface Coverage {
 	partial?: number;
 	/** Where the run stopped: the stop item, or undefined for the end of the list. */
 	stop?: Located;
+	/** Built from rows kept in this process (heldRows.ts), not from a run of this poll: it places nothing in the list. */
+	kept?: true;
 }
+
+/** A held session's row as read (windows/heldRows.ts), and whether the session was read since at another `updated_at` (moved). */
+export interface HeldRow {
+	readonly located: Located;
+	readonly moved: boolean;
+}
+
+/** The held sessions' rows by session id: one for every held session, or none kept. */
+export type HeldRows = ReadonlyMap<string, HeldRow>;
 
 /**
  * A window of one list to bring up to date in this poll: its memory (handled up to `floor`, the
@@ -63,6 +74,8 @@ export interface Window extends WindowMemory {
 	hiBelow?: number;
 	/** Only these items (by timestamp and id) are the window's events (the held sessions). */
 	only?: KeySet;
+	/** The rows of `only` kept in this process since they were read (heldRows.ts), when there is one for each. */
+	rows?: HeldRows;
 }
 
 /** An item a window found in this poll: a possible event, judged by the events that judge the window (events/). */
