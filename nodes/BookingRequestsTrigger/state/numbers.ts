@@ -16,6 +16,16 @@ export function encodeNumber(value: number, width: number): string {
 	return out;
 }
 
+const DIGIT = new Int8Array(128);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
+
+/** The number written in `width` characters at `at` of text already checked to be of the alphabet (no copy of the slice). */
+export function decodeNumberAt(text: string, at: number, width: number): number {
+	let value = 0;
+	for (let i = at; i < at + width; i++) value = value * 64 + DIGIT[text.charCodeAt(i)];
+	return value;
+}
+
 export function decodeNumber(text: string): number {
 	let value = 0;
 	for (const char of text) value = value * 64 + ALPHABET.indexOf(char);

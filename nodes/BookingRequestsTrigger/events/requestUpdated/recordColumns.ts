@@ -49,7 +49,7 @@ export const RANK = 5;
 export const RUN = 3;
 export const NULL = '.';
 export const NULLS = '*';
-export const NULL_RUN_FROM = 4;
+const NULL_RUN_FROM = 4;
 export const WIDTHS = { updated: 3, completed: 7, notes: 4, chain: 6 } as const;
 const CODE = /^[A-Za-z0-9_-]*$/;
 /** A sealed contact (contactSeal.ts), or `^` and one in the form before it (read back, then sealed again). */
@@ -59,23 +59,41 @@ const COMPLETED = /^(?:[A-Za-z0-9_-]{7}|#[A-Za-z0-9_-]{6})$/;
 /** Characters of an index into `values` (plus 1): 1 while fewer than 63 values. */
 export const indexWidth = (values: number): number => (values + 1 < 64 ? 1 : values + 1 < 4096 ? 2 : 3);
 
-function nullable(values: Array<string | null>): string {
-	let out = '';
-	let nulls = 0;
-	const flush = () => {
-		out += nulls >= NULL_RUN_FROM ? NULLS + encodeNumber(nulls, RUN) : NULL.repeat(nulls);
-		nulls = 0;
-	};
-	for (const value of values) {
-		if (value === null) {
-			if (++nulls === 64 ** RUN - 1) flush();
-			continue;
-		}
-		flush();
-		out += value;
+const RUN_MAX = 64 ** RUN - 1;
+
+/** A nullable column: values and single nulls as they are, NULL_RUN_FROM nulls or more as a run; given in pieces. */
+export class NullableText {
+	private out = '';
+	private nulls = 0;
+
+	value(value: string | null): void {
+		if (value === null) this.addNulls(1);
+		else this.verbatim(value);
 	}
-	flush();
-	return out;
+
+	addNulls(count: number): void {
+		this.nulls += count;
+		while (this.nulls >= RUN_MAX) {
+			this.out += NULLS + encodeNumber(RUN_MAX, RUN);
+			this.nulls -= RUN_MAX;
+		}
+	}
+
+	/** Stored text that starts and ends with a value. */
+	verbatim(text: string): void {
+		this.flush();
+		this.out += text;
+	}
+
+	text(): string {
+		this.flush();
+		return this.out;
+	}
+
+	private flush(): void {
+		this.out += this.nulls >= NULL_RUN_FROM ? NULLS + encodeNumber(this.nulls, RUN) : NULL.repeat(this.nulls);
+		this.nulls = 0;
+	}
 }
 
 function readNullable(text: string, width: number, count: number, valid: (value: string) => boolean): Array<string | null> | undefined {
@@ -100,15 +118,31 @@ function readNullable(text: string, width: number, count: number, valid: (value:
 	return out.length === count && at === text.length ? out : undefined;
 }
 
-function rankRuns(ranks: number[]): string {
-	let out = '';
-	for (let i = 0; i < ranks.length; ) {
-		let length = 1;
-		while (i + length < ranks.length && ranks[i + length] === ranks[i] - length && length < 64 ** RUN - 1) length++;
-		out += encodeNumber(ranks[i], RANK) + encodeNumber(length, RUN);
-		i += length;
+/** The ranks column: runs of consecutive ranks (highest first), given one rank at a time. */
+export class RankRuns {
+	private out = '';
+	private top = 0;
+	private length = 0;
+
+	push(rank: number): void {
+		if (this.length > 0 && rank === this.top - this.length && this.length < RUN_MAX) {
+			this.length++;
+			return;
+		}
+		this.close();
+		this.top = rank;
+		this.length = 1;
 	}
-	return out;
+
+	text(): string {
+		this.close();
+		return this.out;
+	}
+
+	private close(): void {
+		if (this.length > 0) this.out += encodeNumber(this.top, RANK) + encodeNumber(this.length, RUN);
+		this.length = 0;
+	}
 }
 
 function readRanks(text: string): number[] | undefined {
@@ -121,6 +155,18 @@ function readRanks(text: string): number[] | undefined {
 		for (let i = 0; i < length; i++) ranks.push(top - i);
 	}
 	return ranks;
+}
+
+function nullable(values: Array<string | null>): string {
+	const out = new NullableText();
+	for (const value of values) out.value(value);
+	return out.text();
+}
+
+function rankRuns(rows: RecordRow[]): string {
+	const runs = new RankRuns();
+	for (const row of rows) runs.push(row.rank);
+	return runs.text();
 }
 
 /** Status and lead values in order of first appearance: `slot` gives a value's index plus 1 (0: null), adding it when new. */
@@ -143,7 +189,7 @@ export function toColumns(rows: RecordRow[]): { columns: RecordColumns; values: 
 	const lead = rows.map((row) => slot(row.lead));
 	const width = indexWidth(values.length);
 	const columns: RecordColumns = {
-		ranks: rankRuns(rows.map((row) => row.rank)),
+		ranks: rankRuns(rows),
 		ids: rows.map((row) => row.id).join(''),
 		status: status.map((index) => encodeNumber(index, width)).join(''),
 		lead: lead.map((index) => encodeNumber(index, width)).join(''),

@@ -7,12 +7,13 @@
  * appearance, so those two short columns are mapped again when the values' order moved.
  *
  * The result is byte for byte what `toColumns` gives for all the rows (head, then the rows kept), which
- * test/nodes/BookingRequestsTrigger/updates/splicedColumns.unit.test.ts holds it to. The stored form it
+ * test/nodes/BookingRequestsTrigger/updates/splicedColumns.unit.test.ts holds it to; the ranks and the
+ * nullable columns go through the writers `toColumns` uses (RankRuns, NullableText). The stored form it
  * starts from must be in the order `toColumns` is given rows (highest rank first): the caller knows.
  */
-import { ALPHABET, encodeNumber } from '../../state/numbers';
+import { decodeNumberAt, encodeNumber } from '../../state/numbers';
 import type { RecordColumns, RecordRow } from './recordColumns';
-import { ID_LENGTH, indexWidth, NULL, NULL_RUN_FROM, NULLS, RANK, RUN, valueSlots, WIDTHS } from './recordColumns';
+import { ID_LENGTH, indexWidth, NULL, NULLS, NullableText, RANK, RankRuns, RUN, valueSlots, WIDTHS } from './recordColumns';
 
 /** A stored form: the columns and the values their status and lead indexes point to. */
 export interface StoredColumns {
@@ -38,50 +39,12 @@ interface Span {
 	to: number;
 }
 
-const RUN_MAX = 64 ** RUN - 1;
-const DIGIT = new Int8Array(128);
-for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
-
-/** The number written in `width` characters at `at` (state/numbers.ts `decodeNumber` without a copy). */
-function digitsAt(text: string, at: number, width: number): number {
-	let value = 0;
-	for (let i = at; i < at + width; i++) value = value * 64 + DIGIT[text.charCodeAt(i)];
-	return value;
-}
-
-/** Runs of consecutive ranks as recordColumns.ts `rankRuns` writes them, given one rank at a time. */
-class RankRuns {
-	private out = '';
-	private top = 0;
-	private length = 0;
-
-	push(rank: number): void {
-		if (this.length > 0 && rank === this.top - this.length && this.length < RUN_MAX) {
-			this.length++;
-			return;
-		}
-		this.close();
-		this.top = rank;
-		this.length = 1;
-	}
-
-	text(): string {
-		this.close();
-		return this.out;
-	}
-
-	private close(): void {
-		if (this.length > 0) this.out += encodeNumber(this.top, RANK) + encodeNumber(this.length, RUN);
-		this.length = 0;
-	}
-}
-
 /** Where the kept rows are in the stored ranks (highest first), their ranks given to `runs`. */
 function keptSpan(ranks: string, kept: KeptRows, runs: RankRuns): Span {
 	const span = { from: 0, to: 0 };
 	for (let at = 0; at < ranks.length; at += RANK + RUN) {
-		const top = digitsAt(ranks, at, RANK);
-		const length = digitsAt(ranks, at + RANK, RUN);
+		const top = decodeNumberAt(ranks, at, RANK);
+		const length = decodeNumberAt(ranks, at + RANK, RUN);
 		const above = Math.min(length, Math.max(0, top - kept.top + 1));
 		const over = Math.max(above, Math.min(length, top - kept.cut));
 		for (let i = above; i < over; i++) runs.push(top - i);
@@ -89,41 +52,6 @@ function keptSpan(ranks: string, kept: KeptRows, runs: RankRuns): Span {
 		span.to += over;
 	}
 	return span;
-}
-
-/** A nullable column as recordColumns.ts `nullable` writes it, given in pieces. */
-class NullableText {
-	private out = '';
-	private nulls = 0;
-
-	value(value: string | null): void {
-		if (value === null) this.addNulls(1);
-		else this.verbatim(value);
-	}
-
-	addNulls(count: number): void {
-		this.nulls += count;
-		while (this.nulls >= RUN_MAX) {
-			this.out += NULLS + encodeNumber(RUN_MAX, RUN);
-			this.nulls -= RUN_MAX;
-		}
-	}
-
-	/** Stored text that starts and ends with a value. */
-	verbatim(text: string): void {
-		this.flush();
-		this.out += text;
-	}
-
-	text(): string {
-		this.flush();
-		return this.out;
-	}
-
-	private flush(): void {
-		this.out += this.nulls >= NULL_RUN_FROM ? NULLS + encodeNumber(this.nulls, RUN) : NULL.repeat(this.nulls);
-		this.nulls = 0;
-	}
 }
 
 /** The kept rows of a stored nullable column: the nulls before their first value, the text from it to their last, the nulls after. */
@@ -146,7 +74,7 @@ function keptNullable(text: string, width: number, span: Span): { lead: number; 
 			}
 			row += 1;
 		} else {
-			const count = char === NULL ? 1 : digitsAt(text, at + 1, RUN);
+			const count = char === NULL ? 1 : decodeNumberAt(text, at + 1, RUN);
 			const inside = Math.max(0, Math.min(row + count, span.to) - Math.max(row, span.from));
 			if (first < 0) lead += inside;
 			else trail += inside;
@@ -183,7 +111,7 @@ function keptIndexes(stored: string, span: Span, map: IndexMap): string {
 	const out = Buffer.allocUnsafe((span.to - span.from) * map.after);
 	let at = 0;
 	for (let row = span.from; row < span.to; row++) {
-		const code = codes[digitsAt(stored, row * map.before, map.before)];
+		const code = codes[decodeNumberAt(stored, row * map.before, map.before)];
 		for (let i = 0; i < code.length; i++) out[at++] = code.charCodeAt(i);
 	}
 	return out.toString('latin1', 0, at);
@@ -196,7 +124,7 @@ function indexColumns(base: StoredColumns, head: RecordRow[], span: Span): { val
 	const keptSlots = (stored: string) => {
 		const seen = new Uint8Array(base.values.length + 1);
 		for (let row = span.from; row < span.to; row++) {
-			const index = digitsAt(stored, row * before, before);
+			const index = decodeNumberAt(stored, row * before, before);
 			if (seen[index] === 1) continue;
 			seen[index] = 1;
 			slot(index === 0 ? null : base.values[index - 1]);
