@@ -4,11 +4,12 @@
  * remembered only as its 8-character code (keySet.ts `codeOf`: SHA-256, never in clear).
  *
  * - `BookedMemory` (Skip Customers Who Booked): per key, the newest booking request's `created_at`,
- *   for BOOKED_RETENTION_DAYS, at most BOOKED_LIMIT keys. Stored by UTC day: day → records of
+ *   for BOOKED_RETENTION_DAYS (and the rest of the oldest UTC day: days are forgotten whole), at most BOOKED_LIMIT keys. Stored by UTC day: day → records of
  *   code (8) + milliseconds of the day (5), 13 characters per key.
  * - `RemindedMemory` (cooldown and recovery): per customer, the last Session Abandoned event this
  *   trigger reported — the session id (needed in clear for `recovered_from_session_id`, as 22
- *   base64url characters), its last activity and the event time — for REMINDED_RETENTION_DAYS, at most
+ *   base64url characters), its last activity and the event time — for REMINDED_RETENTION_DAYS (days
+ *   forgotten whole too; the cooldown and the recovery window compare the times themselves), at most
  *   REMINDED_LIMIT customers. Stored by UTC day of the event: day → comma-separated records of
  *   key codes (2 × 8; "........" when the customer has one key) + event ms of the day (5) + idle
  *   seconds (5) + session id (22), 49 characters per customer.
@@ -22,7 +23,7 @@ import { DayBuckets } from './dayBuckets';
 import { codeOf } from './keySet';
 import { DAY_MS } from './seen';
 
-/** A booking is remembered this long (a draft started earlier is checked against the bookings kept). */
+/** A booking is remembered at least this long, at most a day more (a draft started earlier is checked against the bookings kept). */
 export const BOOKED_RETENTION_DAYS = 7;
 /** At most this many customer keys remembered as booked (13 characters each: 1.3 MB at the bound). */
 export const BOOKED_LIMIT = 100_000;
@@ -124,13 +125,6 @@ function packBooked(entries: ReadonlyMap<string, number>, day: number, before?: 
 	return out.join('');
 }
 
-/** The codes of a day's bookings made before `oldest`. */
-function codesBefore(entries: ReadonlyMap<string, number> | undefined, oldest: number): string[] {
-	const codes: string[] = [];
-	for (const [code, ms] of entries ?? []) if (ms < oldest) codes.push(code);
-	return codes;
-}
-
 /** Customer keys (as codes) with the time of their newest booking request. */
 export class BookedMemory {
 	/** Each key under the UTC day of its newest booking (state/dayBuckets.ts: shared with copies until changed). */
@@ -201,14 +195,14 @@ export class BookedMemory {
 		return this.days.size;
 	}
 
-	/** Forgets bookings older than the retention, then the oldest bookings (within a day too) while over `limit`. */
+	/**
+	 * Forgets the days past the retention (a day goes whole once all of it is: dropping part of the oldest
+	 * day would copy and write that day again at every poll), then the oldest bookings (within a day too)
+	 * while over `limit`.
+	 */
 	prune(now: number, limit = BOOKED_LIMIT): void {
 		this.droppedForBound = 0;
-		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
-		for (const day of this.days.dayNumbers()) {
-			if (day < dayOf(oldest)) this.days.dropDay(day);
-			else if (day === dayOf(oldest)) for (const code of codesBefore(this.days.entries(day), oldest)) this.days.delete(day, code);
-		}
+		this.days.dropDaysBefore(dayOf(now - BOOKED_RETENTION_DAYS * DAY_MS));
 		let excess = this.size - limit;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
@@ -366,14 +360,10 @@ export class RemindedMemory {
 		return this.days.size;
 	}
 
-	/** Forgets abandonments older than the retention, then the oldest ones (within a day too) while over `limit`. */
+	/** Forgets the days past the retention (whole, as BookedMemory does), then the oldest abandonments (within a day too) while over `limit`. */
 	prune(now: number, limit = REMINDED_LIMIT): void {
 		this.droppedForBound = 0;
-		const oldest = now - REMINDED_RETENTION_DAYS * DAY_MS;
-		for (const day of this.days.dayNumbers()) {
-			if (day < dayOf(oldest)) this.days.dropDay(day);
-			else if (day === dayOf(oldest)) for (const record of remindersOf(this.days.entries(day) ?? new Map())) if (record.at < oldest) this.detach(day, record);
-		}
+		this.days.dropDaysBefore(dayOf(now - REMINDED_RETENTION_DAYS * DAY_MS));
 		// Each customer holds at least one key: within the bound by its keys, it is within it (not counted).
 		let excess = this.keys <= limit ? 0 : this.size - limit;
 		for (const day of this.days.dayNumbers()) {

@@ -116,8 +116,13 @@ export class DayBuckets<V> {
 		if (entries.size === 0) this.dropDay(day);
 	}
 
-	dropDay(day: number): void {
+	private dropDay(day: number): void {
 		this.days.delete(day);
+	}
+
+	/** Forgets every day before `day`, whole (the days kept stay as they are: no text written again). */
+	dropDaysBefore(day: number): void {
+		for (const held of this.days.keys()) if (held < day) this.days.delete(held);
 	}
 
 	/** Each day's text, oldest day first: the days unchanged since their last encoding as they were. */

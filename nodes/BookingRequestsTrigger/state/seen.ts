@@ -89,9 +89,8 @@ export class SeenMemory {
 	 * too (a day's codes are in the order they were seen), so a busy day never empties the memory.
 	 */
 	prune(now: number, limit = SEEN_LIMIT): void {
-		const oldest = Math.floor(now / DAY_MS) - SEEN_RETENTION_DAYS;
 		this.droppedForBound = 0;
-		for (const day of this.days.dayNumbers()) if (day < oldest) this.days.dropDay(day);
+		this.days.dropDaysBefore(Math.floor(now / DAY_MS) - SEEN_RETENTION_DAYS);
 		let excess = this.size - limit;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;

@@ -57,6 +57,39 @@ describe('customer memories', () => {
 		expect(back.newest(a)).toBe(T0 + 1234);
 	});
 
+	it('past the retention a UTC day is forgotten whole: the oldest day is not written again at every poll', () => {
+		const day = (n: number) => Math.floor(T0 / DAY_MS) * DAY_MS + n * DAY_MS;
+		const booked = new BookedMemory();
+		const reminded = new RemindedMemory();
+		// 300 customers an hour over the oldest kept day and the next (the bound is far)
+		for (let i = 0; i < 600; i++) {
+			const at = day(0) + Math.floor((i * 2 * DAY_MS) / 600);
+			const codes = customerCodes({ email: `day${i}@example.com` });
+			booked.add(codes, at);
+			reminded.add({ codes, sessionId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, activity: at - 30 * MIN, at });
+		}
+		const first = customerCodes({ email: 'day0@example.com' });
+		for (const [memory, retention] of [
+			[booked, BOOKED_RETENTION_DAYS],
+			[reminded, REMINDED_RETENTION_DAYS],
+		] as const) {
+			const before = JSON.stringify(memory.encode());
+			// every minute of the day after the retention reached the oldest day's first entries
+			for (let now = day(retention) + MIN; now < day(retention + 1); now += 60 * MIN) {
+				memory.prune(now);
+				expect(JSON.stringify(memory.encode())).toBe(before);
+			}
+			expect(memory.size).toBe(600);
+			memory.prune(day(retention + 1));
+			expect(memory.size).toBe(300);
+		}
+		expect(booked.newest(first)).toBeUndefined();
+		expect(reminded.last(first)).toBeUndefined();
+		const last = customerCodes({ email: 'day599@example.com' });
+		expect(booked.newest(last)).toBe(day(0) + Math.floor((599 * 2 * DAY_MS) / 600));
+		expect(reminded.last(last)?.sessionId).toBe('00000000-0000-4000-8000-000000000599');
+	});
+
 	it('a busy day past a bound keeps its newest customers (before: the whole memory was dropped)', () => {
 		const booked = new BookedMemory();
 		const reminded = new RemindedMemory();

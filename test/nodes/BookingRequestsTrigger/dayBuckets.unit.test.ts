@@ -36,7 +36,7 @@ const opArb = fc.oneof(
 	{ weight: 6, arbitrary: fc.record({ op: fc.constant('add' as const), day: fc.integer({ min: 0, max: 2 }), count: fc.integer({ min: 1, max: 40 }), from: fc.integer({ min: 0, max: 3_000 }) }) },
 	{ weight: 2, arbitrary: fc.record({ op: fc.constant('set' as const), day: fc.integer({ min: 0, max: 2 }), key: fc.integer({ min: 0, max: 3_000 }), value: fc.integer({ min: 0, max: 99 }) }) },
 	{ weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), day: fc.integer({ min: 0, max: 2 }), key: fc.integer({ min: 0, max: 3_000 }) }) },
-	{ weight: 1, arbitrary: fc.record({ op: fc.constant('drop' as const), day: fc.integer({ min: 0, max: 2 }) }) },
+	{ weight: 1, arbitrary: fc.record({ op: fc.constant('drop' as const), day: fc.integer({ min: 0, max: 3 }) }) },
 	{ weight: 4, arbitrary: fc.record({ op: fc.constant('copy' as const), encode: fc.boolean() }) },
 );
 type Op = typeof opArb extends fc.Arbitrary<infer T> ? T : never;
@@ -56,8 +56,8 @@ function apply(op: Op, buckets: DayBuckets<number>, model: Model): void {
 		model.get(op.day)?.delete(code(op.key));
 		if (model.get(op.day)?.size === 0) model.delete(op.day);
 	} else if (op.op === 'drop') {
-		buckets.dropDay(op.day);
-		model.delete(op.day);
+		buckets.dropDaysBefore(op.day);
+		for (const held of [...model.keys()]) if (held < op.day) model.delete(held);
 	}
 }
 
