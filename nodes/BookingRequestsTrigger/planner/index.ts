@@ -97,8 +97,8 @@ export class Planner {
 			}
 		} else {
 			this.windows = windowsOf(previous, settings, this.now);
-			// The held sessions' rows kept in this process stand for their pages when the top of their list is
-			// read through (windows/heldRows.ts): they are read last, and only when it was not.
+			// Rows a window keeps in this process stand for its pages when they serve (its module says when:
+			// windows/window.ts `serveRows`): such windows are read last, and only when their rows do not serve.
 			const targets = targetsOf(this.windows.filter((window) => !window.rows), { view: this.view, pagesLeft: this.input.pagesLeft(), now: this.now });
 			yield* this.readTargets(targets);
 			// Shares are estimates (rows added at the top while the poll reads push a window's end down):
@@ -121,7 +121,7 @@ export class Planner {
 		}
 	}
 
-	/** The windows whose kept rows do not serve in this poll (the top of their list not read through), read as any other. */
+	/** The windows whose kept rows do not serve in this poll (rules/evaluate.ts `outcomesOf`), read as any other. */
 	private *readUnservedRows(): Plan<void> {
 		const windows = this.windows ?? [];
 		if (!windows.some((window) => window.rows) || this.input.pagesLeft() < 1) return;

@@ -9,11 +9,12 @@
  * edited or saved with an older copy, a parameter changed. The pure core never changes the memory it is
  * given (rules/core.ts), so the memory kept stays what that state decodes to.
  *
- * It also keeps what the state does not: the held drafts' rows as read (windows/heldRows.ts), so the
- * poll that judges them need not read their pages again; a memory decoded from the state has none.
+ * It also keeps what the state does not: the rows some windows keep in this process as read (each
+ * window's module says how: windows/window.ts `carryRows`, `countRows`), so the poll that judges them
+ * need not read their pages again; a memory decoded from the state has none.
  *
  * Bounded: at most KEPT_LIMITS.triggers memories and KEPT_LIMITS.entries entries of their memories
- * together (customers, sessions, watched requests, held rows: at most HELD_LIMIT per trigger), the
+ * together (customers, sessions, watched requests, the windows' rows: each window bounds its own), the
  * least recently polled dropped first, and one not polled for KEPT_LIMITS.idleMs is dropped (n8n does
  * not tell a polling node it was unpublished).
  * A dropped memory is decoded again at its next poll. Fetch Test Event neither reads nor writes it.
@@ -26,7 +27,9 @@ import type { StoredMemory } from '../state/codec';
 import { readMemory, writeMemory, writtenMemory } from '../state/codec';
 import type { TriggerMemory } from '../state/decoded';
 import type { TriggerState } from '../state/format';
-import { rowsKept, withRows } from '../windows/heldRows';
+import type { WindowMemories } from '../windows';
+import { WINDOW_KINDS } from '../windows';
+import type { WindowMemory } from '../windows/window';
 
 export const KEPT_LIMITS = { triggers: 5_000, entries: 2_000_000, idleMs: 24 * 3_600_000 };
 
@@ -46,15 +49,34 @@ const KEPT = new Map<string, Kept>();
 let entriesKept = 0;
 
 /**
- * Whether the held drafts' rows (windows/heldRows.ts) are kept with the memory. Tests only turn it off:
- * with it off, the kept memory is exactly what its state decodes to, so the trigger reads the same
- * pages whether it keeps its memory or decodes it every poll (the differential property test).
+ * Whether the windows' rows are carried into the memory kept. Tests only turn it off: with it off, the
+ * kept memory is exactly what its state decodes to, so the trigger reads the same pages whether it
+ * keeps its memory or decodes it every poll (the differential property test).
  */
-let heldRowsKept = true;
+let rowsCarried = true;
 
-/** Tests only: keep the held drafts' rows with the memory (true, as in production) or not. */
-export function keepHeldRowsForTests(keep: boolean): void {
-	heldRowsKept = keep;
+/** Tests only: carry the windows' rows into the memory kept (true, as in production) or not. */
+export function keepRowsForTests(keep: boolean): void {
+	rowsCarried = keep;
+}
+
+/** The window memories `into` (decoded from the state just written) with the rows of `from` (the memories it was written from). */
+function withRows(into: WindowMemories, from: WindowMemories): WindowMemories {
+	const out: Record<string, WindowMemory | undefined> = { ...into };
+	for (const kind of WINDOW_KINDS) {
+		const target = into[kind.name];
+		const source = from[kind.name];
+		if (kind.carryRows && target && source) out[kind.name] = kind.carryRows(target, source);
+	}
+	return out;
+}
+
+/** How many rows the window memories keep (what they weigh in the process). */
+function rowsKept(memories: WindowMemories): number {
+	return WINDOW_KINDS.reduce((sum, kind) => {
+		const memory = memories[kind.name];
+		return sum + (kind.countRows && memory ? kind.countRows(memory) : 0);
+	}, 0);
 }
 
 const readingOf = (read: ReadInput): string => JSON.stringify([read.expect, read.settings.events, read.about ?? null]);
@@ -104,7 +126,7 @@ export function stateAtEnd(key: string, memory: TriggerMemory, read: ReadInput):
 	const generation = randomBytes(9).toString('base64url');
 	const state = writeMemory({ ...memory, label: { ...memory.label, generation } });
 	const written = writtenMemory(memory, state, read.settings);
-	const kept = heldRowsKept ? { ...written, windows: withRows(written.windows, memory.windows) } : written;
+	const kept = rowsCarried ? { ...written, windows: withRows(written.windows, memory.windows) } : written;
 	drop(key);
 	const entries = entriesOf(kept);
 	KEPT.set(key, { generation, reading: readingOf(read), memory: kept, entries, usedAt: Date.now() });

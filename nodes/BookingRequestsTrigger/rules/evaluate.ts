@@ -14,7 +14,6 @@ import type { TriggerSettings } from '../model/settings';
 import type { TriggerMemory } from '../state/decoded';
 import { WINDOW_KINDS, windowKind } from '../windows';
 import { coverageOf } from '../windows/coverage';
-import { servesWith } from '../windows/heldRows';
 import type { Candidate, Window, WindowOutcome } from '../windows/window';
 
 export type { WindowOutcome } from '../windows/window';
@@ -75,7 +74,7 @@ function candidatesOf(outcome: WindowOutcome, fresh: Fresh, frontier: number): C
 		if (taken.has(entry.item.id) || window.done.has(entry.time, entry.item.id)) continue;
 		if (window.only && !window.only.has(entry.time, entry.item.id)) continue;
 		taken.add(entry.item.id);
-		// Not read in this poll: a kept row (windows/heldRows.ts), unchanged since it was read.
+		// Not read in this poll: a row kept in this process (windows/window.ts `serveRows`), unchanged since it was read.
 		const newest = fresh[window.list].get(entry.item.id) ?? (coverage.kept ? { item: entry.item, time: entry.time } : undefined);
 		// The item moved (saved, completed) after this copy was read: it is judged where it is now.
 		if (!newest || newest.time !== entry.time) continue;
@@ -87,14 +86,24 @@ function candidatesOf(outcome: WindowOutcome, fresh: Fresh, frontier: number): C
 	return candidates;
 }
 
-/** What the pages read prove about each window; the held window on its kept rows when they serve (windows/heldRows.ts). */
+/**
+ * The outcomes with each window that keeps rows in this process judged on them when they serve: its
+ * module says when (windows/window.ts `serveRows`), from the outcome of the window at the top of its list.
+ */
+function servedOutcomes(outcomes: WindowOutcome[]): WindowOutcome[] {
+	return outcomes.map((outcome) => {
+		const kind = windowKind(outcome.window.name);
+		if (!kind.serveRows) return outcome;
+		const top = outcomes.find((other) => other.window.list === outcome.window.list && windowKind(other.window.name).atTop);
+		return kind.serveRows(outcome, top);
+	});
+}
+
+/** What the pages read prove about each window; a window on its rows kept in this process when they serve. */
 export function outcomesOf(windows: Window[], pages: PageObservation[], fallbackNow: number): WindowOutcome[] {
 	const runs = { sessions: runsOf(pages, 'sessions'), requests: runsOf(pages, 'requests') };
 	const bounds = readBounds(pages, fallbackNow);
-	return servesWith(
-		windows.map((window) => outcomeOf(window, runs[window.list], bounds)),
-		(window) => windowKind(window.name).atTop,
-	);
+	return servedOutcomes(windows.map((window) => outcomeOf(window, runs[window.list], bounds)));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { PackedKeys } from '../state/keySet';
 import { KeySet } from '../state/keySet';
 import { belowOf, nextWindow, openFrom } from './advance';
 import type { HeldRows } from './heldRows';
-import { afterPoll } from './heldRows';
+import { afterPoll, carryRows, countRows, serveRows } from './heldRows';
 import type { Coverage } from './coverage';
 import { isStop } from './coverage';
 import type { WindowState } from './stored';
@@ -112,4 +112,7 @@ export const heldWindow: WindowKind<HeldMemory, HeldState> = {
 		return { ...decodeWindow(window), codes: KeySet.decode(codes), ...(topBelow !== undefined ? { topBelow } : {}) };
 	},
 	encode: (memory) => ({ ...encodeWindow(memory), codes: memory.codes.encode(), ...(memory.topBelow !== undefined ? { topBelow: memory.topBelow } : {}) }),
+	serveRows,
+	carryRows,
+	countRows,
 };

@@ -1,9 +1,9 @@
 /**
  * The held drafts' rows (held.ts): the session rows the horizon read when it held them, kept in this
  * process's memory between polls (never in the state: poll/keptMemory.ts carries them from one poll's
- * memory to the next only while the stored state is the one this process wrote). A poll that starts
- * with them judges the held window on them instead of reading its pages again, when that is the same as
- * a fresh read. Pure: a new value every poll, nothing given is changed.
+ * memory to the next, through `carryRows`, only while the stored state is the one this process wrote).
+ * A poll that starts with them judges the held window on them instead of reading its pages again, when
+ * that is the same as a fresh read. Pure: a new value every poll, nothing given is changed.
  *
  * Why the rows stand for a fresh read. The contract changes a session in two ways: a save changes
  * `data`, `step` and `updated_at` and "the session moves to the top of the list"; a completion sets
@@ -13,7 +13,7 @@
  * visible within EDGE_WINDOW_MS of their stamp, it lies above the floor the top window of the session
  * list (completions) was left at by the poll that held it (that floor stays EDGE_WINDOW_MS below the
  * poll's read of page 1, made before any deeper page).
- * - The rows serve only in a poll whose top window is read from page 1 down to its floor (`servesWith`;
+ * - The rows serve only in a poll whose top window is read from page 1 down to its floor (`serveRows`;
  *   otherwise the held pages are read, as in a process that restarted). That read sees every row above
  *   the floor, so a held session changed before this poll's read of page 1 is read there at its new
  *   `updated_at`, and the judges skip its kept row (rules/evaluate.ts: an item whose freshest copy in
@@ -103,40 +103,27 @@ function keptOutcome(window: Window & { rows: HeldRows }): WindowOutcome {
 }
 
 /**
- * The outcomes of a poll with the held window judged on its kept rows when they serve: it was not read
- * through, and the top window of its list was read from page 1 down to its floor in this poll.
+ * The held window's outcome judged on its kept rows when they serve: it was not read through, and the
+ * top window of its list (`top`) was read from page 1 down to its floor in this poll.
  */
-export function servesWith(outcomes: WindowOutcome[], isTop: (window: Window) => boolean): WindowOutcome[] {
-	return outcomes.map((outcome) => {
-		const { window } = outcome;
-		if (!window.rows || outcome.complete) return outcome;
-		const top = outcomes.find((other) => other.window.list === window.list && isTop(other.window));
-		return top?.complete ? keptOutcome(window as Window & { rows: HeldRows }) : outcome;
-	});
+export function serveRows(outcome: WindowOutcome, top: WindowOutcome | undefined): WindowOutcome {
+	const { window } = outcome;
+	if (!window.rows || outcome.complete) return outcome;
+	return top?.complete ? keptOutcome(window as Window & { rows: HeldRows }) : outcome;
 }
 
-type Memories = Readonly<Record<string, WindowMemory | undefined>>;
-
-/** Rows a window memory keeps in this process (the held window's), if any. */
-export function rowsOf(memory: WindowMemory | undefined): HeldRows | undefined {
-	return (memory as { rows?: HeldRows } | undefined)?.rows;
-}
+/** A window memory that may keep rows in this process (the held window's). */
+type WithRows = WindowMemory & { readonly rows?: HeldRows };
 
 /**
- * The window memories `into` (decoded from the state just written: no rows) with the rows of `from`
- * (the memories that state was written from), for the memory a process keeps between polls.
+ * The memory `into` (decoded from the state just written: no rows) with the rows of `from` (the memory
+ * that state was written from), for the memory a process keeps between polls.
  */
-export function withRows(into: Memories, from: Memories): Memories {
-	const out: Record<string, WindowMemory | undefined> = { ...into };
-	for (const [name, memory] of Object.entries(from)) {
-		const rows = rowsOf(memory);
-		const target = out[name];
-		if (rows && target) out[name] = { ...target, rows } as WindowMemory;
-	}
-	return out;
+export function carryRows<M extends WithRows>(into: M, from: M): M {
+	return from.rows ? { ...into, rows: from.rows } : into;
 }
 
-/** How many rows the window memories keep (what they weigh in the process). */
-export function rowsKept(memories: Memories): number {
-	return Object.values(memories).reduce((sum, memory) => sum + (rowsOf(memory)?.size ?? 0), 0);
+/** How many rows the memory keeps (what it weighs in the process). */
+export function countRows(memory: WithRows): number {
+	return memory.rows?.size ?? 0;
 }

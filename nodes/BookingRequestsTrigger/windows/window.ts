@@ -46,7 +46,7 @@ export interface Coverage {
 	partial?: number;
 	/** Where the run stopped: the stop item, or undefined for the end of the list. */
 	stop?: Located;
-	/** Built from rows kept in this process (heldRows.ts), not from a run of this poll: it places nothing in the list. */
+	/** Built from rows kept in this process (WindowKind `serveRows`), not from a run of this poll: it places nothing in the list. */
 	kept?: true;
 }
 
@@ -74,7 +74,7 @@ export interface Window extends WindowMemory {
 	hiBelow?: number;
 	/** Only these items (by timestamp and id) are the window's events (the held sessions). */
 	only?: KeySet;
-	/** The rows of `only` kept in this process since they were read (heldRows.ts), when there is one for each. */
+	/** The rows of `only` kept in this process since they were read (WindowKind `serveRows`), when there is one for each. */
 	rows?: HeldRows;
 }
 
@@ -171,4 +171,17 @@ export interface WindowKind<M extends WindowMemory = WindowMemory, S extends Win
 	read(raw: unknown): S | undefined;
 	decode(state: S): M;
 	encode(memory: M): S;
+	/*
+	 * A window judged on rows kept in this process (never in the state: a memory decoded from it has
+	 * none) declares the three below; the rules and the kept memory (poll/keptMemory.ts) go through them.
+	 */
+	/**
+	 * Its outcome in this poll, judged on its kept rows when they stand for a fresh read of its pages;
+	 * `top` is the outcome of the window at the top of its list (undefined: none in this poll).
+	 */
+	serveRows?(outcome: WindowOutcome, top: WindowOutcome | undefined): WindowOutcome;
+	/** `into` (decoded from the state just written: no rows) with the rows of `from`, the memory that state was written from. */
+	carryRows?(into: M, from: M): M;
+	/** How many rows its memory keeps (what it weighs in the process). */
+	countRows?(memory: M): number;
 }

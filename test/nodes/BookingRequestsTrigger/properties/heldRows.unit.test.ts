@@ -7,7 +7,7 @@
  * rows). Between the first poll and the second, new bookings may arrive at the top of the list, and
  * drafts not judged yet (those the first poll held among them) are saved again or completed. It runs
  * twice, both keeping the memory between polls as the published node does: with the held rows kept, and
- * without (keptMemory.ts `keepHeldRowsForTests(false)`: the pages read as a process that restarted
+ * without (keptMemory.ts `keepRowsForTests(false)`: the pages read as a process that restarted
  * reads them). Over the whole run: the same events in the same order (events at one event time: the
  * same set) with the same `event_id`s, each once, and the same state after the same polls once both are
  * quiet; no draft saved or completed after it was held is reported abandoned at its old time. The rows
@@ -23,7 +23,7 @@
 import fc from 'fast-check';
 import { test } from '@fast-check/jest';
 
-import { forgetKeptMemories, keepHeldRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import { forgetKeptMemories, keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/keptMemory';
 import type { BookingSession } from '../../../../nodes/shared/types';
 import type { LogEntry } from '../../../support/triggerWorld';
 import { makeSettings, MIN, resetCustomers, resetIds, Runner, World } from '../../../support/triggerWorld';
@@ -110,7 +110,7 @@ function delayOf(program: HeldProgram): number {
 async function runProgram(program: HeldProgram, keepRows: boolean): Promise<HeldRun> {
 	resetIds();
 	resetCustomers();
-	keepHeldRowsForTests(keepRows);
+	keepRowsForTests(keepRows);
 	forgetKeptMemories();
 	const key = `wf-held-${++runs}:trigger`;
 	const delay = delayOf(program);
@@ -192,7 +192,7 @@ async function sameWithRows(program: HeldProgram, counted = false): Promise<{ ke
 		}
 		return { kept, read };
 	} finally {
-		keepHeldRowsForTests(true);
+		keepRowsForTests(true);
 	}
 }
 

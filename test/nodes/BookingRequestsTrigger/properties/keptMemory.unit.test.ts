@@ -5,7 +5,7 @@
  * between their steps; lost saves and rolled-back states are the programs' own) runs through the
  * trigger that keeps its memory and through the trigger that decodes the stored state at every poll:
  * the same items in the same order, the same `event_id`s, the same cuts and the same next states.
- * Run with the held drafts' rows off (keptMemory.ts `keepHeldRowsForTests(false)`): judged on those rows,
+ * Run with the held drafts' rows off (keptMemory.ts `keepRowsForTests(false)`): judged on those rows,
  * a kept memory reads fewer pages than a decoded one, so under small budgets its polls split differently;
  * heldRows.unit.test.ts is the property that what they emit over a whole run and the state they end in
  * are the same. With them off, the kept memory is exactly what its state decodes to, poll by poll.
@@ -18,7 +18,7 @@ import { test } from '@fast-check/jest';
 import type { DiffProgram } from '../../../support/triggerDiff';
 import { diffProgramArb, runBoth } from '../../../support/triggerDiff';
 import { fuzzParams } from '../../../support/triggerFuzz';
-import { keepHeldRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import { keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/keptMemory';
 
 jest.setTimeout(600_000);
 
@@ -42,9 +42,9 @@ async function sameAsDecoding(program: DiffProgram): Promise<void> {
 }
 
 describe('the memory kept between polls', () => {
-	beforeAll(() => keepHeldRowsForTests(false));
+	beforeAll(() => keepRowsForTests(false));
 	afterAll(() => {
-		keepHeldRowsForTests(true);
+		keepRowsForTests(true);
 		// eslint-disable-next-line no-console
 		console.log(
 			`[kept memory] ${seen.programs} programs, ${seen.polls} polls, ${seen.kept} of them from the memory kept; steps: ${seen.restart} restarts, ${seen.lostSave} lost saves, ${seen.rollback} rolled-back states, ${seen.settings} parameter changes, ${seen.fetch} Fetch Test Event`,
@@ -70,8 +70,8 @@ describe('the memory kept between polls', () => {
 });
 
 describe('regressions of the memory kept between polls (fixed)', () => {
-	beforeAll(() => keepHeldRowsForTests(false));
-	afterAll(() => keepHeldRowsForTests(true));
+	beforeAll(() => keepRowsForTests(false));
+	afterAll(() => keepRowsForTests(true));
 
 	test('two reminders of one customer at one event time (fuzz seed 512916991): the decoded state keeps the same one per key as the poll did', async () => {
 		// Sessions 1 (e-mail and phone) and 2 (the same e-mail only), last active in the same millisecond:
