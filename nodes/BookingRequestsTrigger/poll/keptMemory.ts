@@ -14,7 +14,7 @@
  * need not read their pages again; a memory decoded from the state has none.
  *
  * Bounded: at most KEPT_LIMITS.triggers memories and KEPT_LIMITS.entries entries of their memories
- * together (customers, sessions, watched requests, the windows' rows: each window bounds its own), the
+ * together (customers, sessions, watched requests, the windows' rows at ROW_ENTRIES each: each window bounds its own), the
  * least recently polled dropped first, and one not polled for KEPT_LIMITS.idleMs is dropped (n8n does
  * not tell a polling node it was unpublished).
  * A dropped memory is decoded again at its next poll. Fetch Test Event neither reads nor writes it.
@@ -79,6 +79,12 @@ function rowsKept(memories: WindowMemories): number {
 	}, 0);
 }
 
+/**
+ * What a window's row weighs against an entry: a session row as read is about 750 bytes of heap, an
+ * entry (a code and its value in a Map) about 60 (measured with Node 20).
+ */
+export const ROW_ENTRIES = 12;
+
 const readingOf = (read: ReadInput): string => JSON.stringify([read.expect, read.settings.events, read.about ?? null]);
 
 /** Entries of a memory (its customers, sessions and each event's records), roughly what it weighs. */
@@ -86,7 +92,7 @@ function entriesOf(memory: TriggerMemory): number {
 	const customers = memory.sessions?.customers;
 	const sizes = customers ? customers.seen.size + customers.booked.size + customers.reminded.keys + customers.shared.size : 0;
 	const own = Object.values(memory.events).reduce((sum: number, value) => sum + ((value as { size?: unknown }).size as number | undefined ?? 0), 0);
-	return 100 + sizes + own + rowsKept(memory.windows);
+	return 100 + sizes + own + ROW_ENTRIES * rowsKept(memory.windows);
 }
 
 function drop(key: string): void {
