@@ -197,12 +197,15 @@ export class BookedMemory {
 
 	/**
 	 * Forgets the days past the retention (a day goes whole once all of it is: dropping part of the oldest
-	 * day would copy and write that day again at every poll), then the oldest bookings (within a day too)
-	 * while over `limit`.
+	 * day would copy and write that day again at every poll); over `limit`, the bookings past the retention
+	 * first, then the oldest bookings (within a day too).
 	 */
 	prune(now: number, limit = BOOKED_LIMIT): void {
 		this.droppedForBound = 0;
-		this.days.dropDaysBefore(dayOf(now - BOOKED_RETENTION_DAYS * DAY_MS));
+		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
+		this.days.dropDaysBefore(dayOf(oldest));
+		// Over the bound, the bookings already past the retention go first (expired, not dropped for the bound).
+		if (this.size > limit) for (const [code, ms] of this.days.entries(dayOf(oldest)) ?? []) if (ms < oldest) this.days.delete(dayOf(oldest), code);
 		let excess = this.size - limit;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
@@ -360,12 +363,16 @@ export class RemindedMemory {
 		return this.days.size;
 	}
 
-	/** Forgets the days past the retention (whole, as BookedMemory does), then the oldest abandonments (within a day too) while over `limit`. */
+	/** Forgets the days past the retention (whole, as BookedMemory does); over `limit`, the abandonments past the retention first, then the oldest ones (within a day too). */
 	prune(now: number, limit = REMINDED_LIMIT): void {
 		this.droppedForBound = 0;
-		this.days.dropDaysBefore(dayOf(now - REMINDED_RETENTION_DAYS * DAY_MS));
+		const oldest = now - REMINDED_RETENTION_DAYS * DAY_MS;
+		this.days.dropDaysBefore(dayOf(oldest));
 		// Each customer holds at least one key: within the bound by its keys, it is within it (not counted).
-		let excess = this.keys <= limit ? 0 : this.size - limit;
+		const over = () => this.keys > limit && this.size > limit;
+		// Over the bound, the abandonments already past the retention go first (expired, not dropped for the bound).
+		if (over()) for (const record of remindersOf(this.days.entries(dayOf(oldest)) ?? new Map())) if (record.at < oldest) this.detach(dayOf(oldest), record);
+		let excess = over() ? this.size - limit : 0;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
 			const gone = byTime(remindersOf(this.days.entries(day) ?? new Map())).slice(0, excess);

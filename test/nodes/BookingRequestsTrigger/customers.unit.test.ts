@@ -90,6 +90,29 @@ describe('customer memories', () => {
 		expect(reminded.last(last)?.sessionId).toBe('00000000-0000-4000-8000-000000000599');
 	});
 
+	it('over its bound, a memory forgets what is past the retention first (not counted as dropped for the bound)', () => {
+		const day = (n: number) => Math.floor(T0 / DAY_MS) * DAY_MS + n * DAY_MS;
+		for (const [make, retention] of [
+			[() => new BookedMemory(), BOOKED_RETENTION_DAYS],
+			[() => new RemindedMemory(), REMINDED_RETENTION_DAYS],
+		] as const) {
+			const memory = make();
+			for (let i = 0; i < 600; i++) {
+				const at = day(0) + Math.floor((i * 2 * DAY_MS) / 600);
+				const codes = customerCodes({ email: `bound${i}@example.com` });
+				if (memory instanceof BookedMemory) memory.add(codes, at);
+				else memory.add({ codes, sessionId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, activity: at - 30 * MIN, at });
+			}
+			const now = day(retention) + DAY_MS / 2; // the first 150 are past the retention
+			memory.prune(now, 600);
+			expect([memory.size, memory.droppedForBound]).toEqual([600, 0]); // within the bound: the day stays whole
+			memory.prune(now, 500);
+			expect([memory.size, memory.droppedForBound]).toEqual([450, 0]); // the 150 expired made room
+			memory.prune(now, 400);
+			expect([memory.size, memory.droppedForBound]).toEqual([400, 50]); // then the oldest within the retention
+		}
+	});
+
 	it('a busy day past a bound keeps its newest customers (before: the whole memory was dropped)', () => {
 		const booked = new BookedMemory();
 		const reminded = new RemindedMemory();
