@@ -159,6 +159,11 @@ module.exports = {
 	testTimeout: 60_000,
 	// Most files of npm test wait on the sandbox's 1 request/s, so more of them at once finish sooner
 	// even on 2 cores: 12 workers took 208 s of jest on 2 quiet cores where 8 took 244 s.
+	// `npm run test:unit` overrides it with one worker per core (--maxWorkers=100%): its files only
+	// compute, so workers beyond the cores buy nothing (2 workers: 116 s of jest on 2 quiet cores, 12:
+	// 142 s), and at the end jest gives each worker 500 ms to exit after the last file: 12 workers
+	// freeing their heaps (150 to 550 MB each) at once on 2 cores took up to 360 ms on a quiet machine,
+	// and on a busy one past the 500 ms ("A worker process has failed to exit gracefully", no handle open).
 	maxWorkers: serialOnly ? 1 : 12,
 	// the e2e and editor suites list every test as it passes
 	verbose: serialOnly && !running.includes('costs') ? true : undefined,
