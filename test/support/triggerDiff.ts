@@ -11,11 +11,10 @@
  */
 import fc from 'fast-check';
 
-import { eventLetters, listsFor, pickSamples } from '../../nodes/BookingRequestsTrigger/events';
+import { eventLetters, pickSamples } from '../../nodes/BookingRequestsTrigger/events';
 import { WATCH_GROUPS } from '../../nodes/BookingRequestsTrigger/events/requestUpdated/fields';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
-import type { ReadInput } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
 import { forgetKeptMemories, memoryAtStart, stateAtEnd } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
 import { readFirstPages } from '../../nodes/BookingRequestsTrigger/poll/testEvent';
 import { readMemory, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
@@ -23,7 +22,7 @@ import type { TriggerMemory } from '../../nodes/BookingRequestsTrigger/state/dec
 import { programArb, settingsArb, type SettingsBias, type Shape } from './triggerArbitraries';
 import type { FuzzSettings, Program, Step, TriggerUnderTest } from './triggerProgram';
 import { ProgramRunner } from './triggerProgram';
-import { resetIds } from './triggerWorld';
+import { readInputOf, resetIds } from './triggerWorld';
 
 /** The steps a differential program adds to a program's. */
 export type DiffStep =
@@ -37,11 +36,6 @@ export type DiffStep =
 
 export interface DiffProgram extends Omit<Program, 'steps'> {
 	steps: DiffStep[];
-}
-
-/** How the node reads the stored state with these settings (poll/activePoll.ts), without a credential. */
-function readInput(settings: TriggerSettings): ReadInput {
-	return { expect: { fingerprint: settings.fingerprint, lists: listsFor(settings), selection: { events: eventLetters(settings), abandonedAfterMs: settings.abandonedAfterMs } }, settings };
 }
 
 /** The memory labelled as the node labels it before it writes (the events selected). */
@@ -59,7 +53,7 @@ export function decodingTrigger(): RecordingTrigger {
 		states: [],
 		keptPolls: 0,
 		async poll(source, saved, settings, options) {
-			const read = readInput(settings);
+			const read = readInputOf(settings);
 			const stored = readMemory(saved, read);
 			const result = await pollChanges(source, stored.memory, settings, { ...options, carry: stored.carried });
 			const state = result.memory && writeMemory(labelled(result.memory, settings));
@@ -76,7 +70,7 @@ export function keepingTrigger(key: string): RecordingTrigger {
 		states: [],
 		keptPolls: 0,
 		async poll(source, saved, settings, options) {
-			const read = readInput(settings);
+			const read = readInputOf(settings);
 			const stored = memoryAtStart(key, saved, read);
 			if (stored.kept) trigger.keptPolls++;
 			const result = await pollChanges(source, stored.memory, settings, { ...options, carry: stored.carried });

@@ -155,6 +155,11 @@ export async function pollState(
 	return { ...result, state: result.memory && writeMemory(result.memory) };
 }
 
+/** How the node reads the stored state with these settings (poll/activePoll.ts), without a credential. */
+export function readInputOf(settings: TriggerSettings): ReadInput {
+	return { expect: { fingerprint: settings.fingerprint, lists: listsFor(settings), selection: { events: eventLetters(settings), abandonedAfterMs: settings.abandonedAfterMs } }, settings };
+}
+
 /** One poll as the published node runs it: the memory kept under `key` when the state is the one it wrote, else decoded. */
 export async function pollKept(
 	key: string,
@@ -164,7 +169,7 @@ export async function pollKept(
 	options: PollOptions,
 ): Promise<PollResult & { state: TriggerState | undefined }> {
 	const events = eventLetters(settings);
-	const read: ReadInput = { expect: { fingerprint: settings.fingerprint, lists: listsFor(settings), selection: { events, abandonedAfterMs: settings.abandonedAfterMs } }, settings };
+	const read = readInputOf(settings);
 	const stored = memoryAtStart(key, previous, read);
 	const result = await pollChanges(source, stored.memory, settings, { ...options, carry: stored.carried });
 	return { ...result, state: result.memory && stateAtEnd(key, { ...result.memory, label: { ...result.memory.label, events } }, read) };

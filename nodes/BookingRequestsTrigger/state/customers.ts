@@ -205,7 +205,7 @@ export class BookedMemory {
 		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
 		this.days.dropDaysBefore(dayOf(oldest));
 		// Over the bound, the bookings already past the retention go first (expired, not dropped for the bound).
-		if (this.size > limit) for (const [code, ms] of this.days.entries(dayOf(oldest)) ?? []) if (ms < oldest) this.days.delete(dayOf(oldest), code);
+		if (this.size > limit) this.days.deleteWhere(dayOf(oldest), (ms) => ms < oldest);
 		let excess = this.size - limit;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
@@ -369,10 +369,13 @@ export class RemindedMemory {
 		const oldest = now - REMINDED_RETENTION_DAYS * DAY_MS;
 		this.days.dropDaysBefore(dayOf(oldest));
 		// Each customer holds at least one key: within the bound by its keys, it is within it (not counted).
-		const over = () => this.keys > limit && this.size > limit;
-		// Over the bound, the abandonments already past the retention go first (expired, not dropped for the bound).
-		if (over()) for (const record of remindersOf(this.days.entries(dayOf(oldest)) ?? new Map())) if (record.at < oldest) this.detach(dayOf(oldest), record);
-		let excess = over() ? this.size - limit : 0;
+		const excessOf = () => (this.keys <= limit ? 0 : this.size - limit);
+		let excess = excessOf();
+		if (excess > 0) {
+			// Over the bound, the abandonments already past the retention go first (expired, not dropped for the bound).
+			this.days.deleteWhere(dayOf(oldest), (reminder) => reminder.at < oldest);
+			excess = excessOf();
+		}
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
 			const gone = byTime(remindersOf(this.days.entries(day) ?? new Map())).slice(0, excess);

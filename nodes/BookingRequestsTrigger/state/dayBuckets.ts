@@ -120,6 +120,13 @@ export class DayBuckets<V> {
 		this.days.delete(day);
 	}
 
+	/** Deletes the entries of `day` whose value is `gone` (the day's text is written again if any goes). */
+	deleteWhere(day: number, gone: (value: V) => boolean): void {
+		const codes: string[] = [];
+		for (const [code, value] of this.entries(day) ?? []) if (gone(value)) codes.push(code);
+		for (const code of codes) this.delete(day, code);
+	}
+
 	/** Forgets every day before `day`, whole (the days kept stay as they are: no text written again). */
 	dropDaysBefore(day: number): void {
 		for (const held of this.days.keys()) if (held < day) this.days.delete(held);

@@ -4,8 +4,6 @@
  * ROW_ENTRIES), none idle longer than KEPT_LIMITS.idleMs; the least recently polled go first, and a
  * memory dropped is decoded again from its state (never lost, only slower).
  */
-import { eventLetters, listsFor } from '../../../nodes/BookingRequestsTrigger/events';
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
 import type { ReadInput } from '../../../nodes/BookingRequestsTrigger/poll/keptMemory';
 import { forgetKeptMemories, KEPT_LIMITS, keptMemories, memoryAtStart, ROW_ENTRIES, stateAtEnd } from '../../../nodes/BookingRequestsTrigger/poll/keptMemory';
 import { readMemory } from '../../../nodes/BookingRequestsTrigger/state/codec';
@@ -14,14 +12,9 @@ import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/f
 import { KeySet } from '../../../nodes/BookingRequestsTrigger/state/keySet';
 import type { HeldMemory } from '../../../nodes/BookingRequestsTrigger/windows/held';
 import type { HeldRow } from '../../../nodes/BookingRequestsTrigger/windows/window';
-import { makeSettings, MIN, newCustomer, Runner, World } from '../../support/triggerWorld';
+import { makeSettings, MIN, newCustomer, readInputOf, Runner, World } from '../../support/triggerWorld';
 
 const DEFAULTS = { ...KEPT_LIMITS };
-
-const readInput = (settings: TriggerSettings): ReadInput => ({
-	expect: { fingerprint: settings.fingerprint, lists: listsFor(settings), selection: { events: eventLetters(settings), abandonedAfterMs: settings.abandonedAfterMs } },
-	settings,
-});
 
 /** A trigger's memory after a few polls with traffic (decoded from its state, as a new process reads it). */
 async function aMemory(): Promise<{ memory: TriggerMemory; read: ReadInput }> {
@@ -35,7 +28,7 @@ async function aMemory(): Promise<{ memory: TriggerMemory; read: ReadInput }> {
 	}
 	world.advance(60 * MIN);
 	await runner.poll();
-	const read = readInput(settings);
+	const read = readInputOf(settings);
 	const memory = readMemory(runner.state, read).memory as TriggerMemory;
 	expect(memory).toBeDefined();
 	return { memory, read };
