@@ -78,6 +78,8 @@ interface Side {
 
 interface Run {
 	poll: Side;
+	/** Of the poll's CPU, n8n's save of the static data (ms). */
+	saveMs: number;
 	reference: Side;
 	calls: number;
 	items: number;
@@ -94,7 +96,7 @@ async function pollCounted(fleet: SandboxFleet, trigger: ActiveTrigger) {
 	await fleet.calls([0]);
 	const { value, side } = await measureSide(fleet, async () => await trigger.poll());
 	const [{ key: count }] = await fleet.calls([0]);
-	return { items: value.items, side, count };
+	return { items: value.items, saveMs: value.saveCpuMs, side, count };
 }
 
 async function referenceOf(fleet: SandboxFleet, harness: Harness, count: CallCount): Promise<Side> {
@@ -188,8 +190,8 @@ async function measure({ fleet, harness, trigger, next }: LargeClient, reps: num
 		}
 		const busyReference = await referenceOf(fleet, harness, busy.count);
 		if (rep < 0) continue;
-		measured.quiet.push({ poll: quiet.side, reference: quietReference, calls: callsOf(quiet.count), items: 0 });
-		measured.changed.push({ poll: busy.side, reference: busyReference, calls: callsOf(busy.count), items: busy.items.length });
+		measured.quiet.push({ poll: quiet.side, saveMs: quiet.saveMs, reference: quietReference, calls: callsOf(quiet.count), items: 0 });
+		measured.changed.push({ poll: busy.side, saveMs: busy.saveMs, reference: busyReference, calls: callsOf(busy.count), items: busy.items.length });
 		measured.rateLimited += quiet.count.rateLimited + busy.count.rateLimited;
 		const line = (poll: Side, reference: Side) =>
 			`${poll.work.cpuMs.toFixed(0)} ms (${MB(poll.work.allocatedBytes)}, API ${poll.apiMs.toFixed(0)} ms) vs ${reference.work.cpuMs.toFixed(0)} ms (${MB(reference.work.allocatedBytes)}, API ${reference.apiMs.toFixed(0)} ms)`;
@@ -209,6 +211,9 @@ function ratioNote(runs: Run[]): string {
 	return (
 		`CPU ratio ${ratio(cpu).toFixed(2)} (poll ${of(cpu, 'poll').toFixed(0)} ms, Get Many of its pages ${of(cpu, 'reference').toFixed(0)} ms; main thread ${ratio((side) => side.work.mainThreadMs).toFixed(2)}); ` +
 		`counting the sandbox's CPU too (as if in the same process) ${ratio(withApi).toFixed(2)} (${of(withApi, 'poll').toFixed(0)} vs ${of(withApi, 'reference').toFixed(0)} ms); ` +
+		(runs.some((run) => run.saveMs > 0)
+			? `of which n8n's save of the static data ${median(runs.map((run) => run.saveMs)).toFixed(1)} ms (${median(runs.map((run) => run.saveMs / cpu(run.reference))).toFixed(2)} of the reference); `
+			: '') +
 		`allocated ${ratio(allocated).toFixed(2)} × (${MB(of(allocated, 'poll'))} vs ${MB(of(allocated, 'reference'))}); medians of ${runs.length}, each poll and its reference back to back`
 	);
 }

@@ -27,6 +27,8 @@ export interface TriggerPoll {
 	items: IDataObject[];
 	/** Bytes n8n wrote for the static data after this poll (JSON), or null when it saved nothing. */
 	savedBytes: number | null;
+	/** CPU of that save (process, ms; 0 when nothing was saved): n8n's part of the poll, whatever the node does. */
+	saveCpuMs: number;
 }
 
 const CREDENTIAL_REF = { bookingRequestsApi: { id: 'cred-1', name: 'Booking Requests (test)' } };
@@ -62,7 +64,10 @@ export class ActiveTrigger {
 		const type = this.harness.nodeTypes.getByNameAndVersion(TRIGGER_TYPE);
 		const result = await type.poll!.call(this.context);
 		const items = result ? result.flat().map((item) => item.json) : [];
-		return { items, savedBytes: items.length > 0 ? this.save() : null };
+		const before = process.cpuUsage();
+		const savedBytes = items.length > 0 ? this.save() : null;
+		const { user, system } = process.cpuUsage(before);
+		return { items, savedBytes, saveCpuMs: savedBytes === null ? 0 : (user + system) / 1000 };
 	}
 
 	/** The static data as n8n would store it now (JSON), in bytes. */

@@ -65,13 +65,19 @@ export function runsOf(pages: PageObservation[], list: ListName): Run[] {
 	return runs;
 }
 
+/** Each page's top time, once: a page read is never changed, and a poll asks for its bounds from several places. */
+const topTimes = new WeakMap<PageObservation, number | null>();
+
 /** Highest sort time on a page (null when no item on it has one). */
 export function topTime(page: PageObservation): number | null {
+	const known = topTimes.get(page);
+	if (known !== undefined) return known;
 	let top: number | null = null;
 	for (const item of page.items) {
 		const at = sortTime(page.list, item);
 		if (at !== null && (top === null || at > top)) top = at;
 	}
+	topTimes.set(page, top);
 	return top;
 }
 
@@ -85,7 +91,9 @@ export interface Located {
 
 /** The booking requests among the pages read. */
 export function requestsRead<T = ListItem>(pages: PageObservation[]): T[] {
-	return pages.flatMap((page) => (page.list === 'requests' ? (page.items as unknown as T[]) : []));
+	const requests: T[] = [];
+	for (const page of pages) if (page.list === 'requests') for (const item of page.items) requests.push(item as unknown as T);
+	return requests;
 }
 
 /**
