@@ -11,7 +11,7 @@ import { isCount, isMsKey, isRecord, readPacked } from '../state/checks';
 import type { PackedKeys } from '../state/keySet';
 import { KeySet } from '../state/keySet';
 import { belowOf, nextWindow, openFrom } from './advance';
-import type { HeldRows } from './heldRows';
+import type { RowsRead } from './heldRows';
 import { afterPoll, carryRows, countRows, serveRows } from './heldRows';
 import type { Coverage } from './coverage';
 import { isStop } from './coverage';
@@ -27,7 +27,7 @@ export interface HeldMemory extends WindowMemory {
 	/** Sessions at or below the newest held one, counted from the end (where its pages start). */
 	readonly topBelow?: number;
 	/** Their rows as read, in this process's memory only (heldRows.ts); undefined in a memory decoded from the state. */
-	readonly rows?: HeldRows;
+	readonly rows?: RowsRead;
 }
 
 export interface HeldState extends WindowState {

@@ -36,9 +36,9 @@
 import type { Located, PageObservation } from '../model/pages';
 import { sortTime } from '../model/pages';
 import type { KeySet } from '../state/keySet';
-import type { Coverage, HeldRow, HeldRows, Window, WindowMemory, WindowOutcome } from './window';
+import type { Coverage, RowRead, RowsRead, Window, WindowMemory, WindowOutcome } from './window';
 
-export type { HeldRow, HeldRows } from './window';
+export type { RowRead, RowsRead } from './window';
 
 /** A row without the page it was read on (the page's other rows are not kept). */
 function strip(located: Located, pages: Map<PageObservation, PageObservation>): Located {
@@ -65,7 +65,7 @@ function timesRead(pages: PageObservation[]): Map<string, number[]> {
 
 interface RowsInput {
 	/** The rows before this poll (undefined: none kept). */
-	previous: HeldRows | undefined;
+	previous: RowsRead | undefined;
 	/** The held sessions after this poll. */
 	codes: KeySet;
 	/** Rows the horizon read this poll (its coverage's items), for the sessions it held now. */
@@ -78,12 +78,12 @@ interface RowsInput {
  * The rows after this poll: one per held session, each marked moved when a page of this poll read its
  * session at another `updated_at`; undefined unless every held session has one.
  */
-export function afterPoll(input: RowsInput): HeldRows | undefined {
+export function afterPoll(input: RowsInput): RowsRead | undefined {
 	const { codes } = input;
 	const size = codes.size;
 	if (size === 0) return undefined;
 	const times = timesRead(input.pages);
-	const rows = new Map<string, HeldRow>();
+	const rows = new Map<string, RowRead>();
 	const keep = (located: Located, moved: boolean) => {
 		if (!codes.has(located.time, located.item.id)) return;
 		const seenAt = times.get(located.item.id) ?? [];
@@ -96,7 +96,7 @@ export function afterPoll(input: RowsInput): HeldRows | undefined {
 }
 
 /** The held window's outcome from its kept rows: every held session placed, the moved ones left out. */
-function keptOutcome(window: Window & { rows: HeldRows }): WindowOutcome {
+function keptOutcome(window: Window & { rows: RowsRead }): WindowOutcome {
 	const items = [...window.rows.values()].filter((row) => !row.moved && row.located.time > window.floor && row.located.time <= window.hi).map((row) => row.located);
 	const coverage: Coverage = { run: { list: window.list, pages: [] }, upper: window.hi, complete: true, items, kept: true };
 	return { window, coverage, upper: window.hi, complete: true };
@@ -109,11 +109,11 @@ function keptOutcome(window: Window & { rows: HeldRows }): WindowOutcome {
 export function serveRows(outcome: WindowOutcome, top: WindowOutcome | undefined): WindowOutcome {
 	const { window } = outcome;
 	if (!window.rows || outcome.complete) return outcome;
-	return top?.complete ? keptOutcome(window as Window & { rows: HeldRows }) : outcome;
+	return top?.complete ? keptOutcome(window as Window & { rows: RowsRead }) : outcome;
 }
 
 /** A window memory that may keep rows in this process (the held window's). */
-type WithRows = WindowMemory & { readonly rows?: HeldRows };
+type WithRows = WindowMemory & { readonly rows?: RowsRead };
 
 /**
  * The memory `into` (decoded from the state just written: no rows) with the rows of `from` (the memory

@@ -50,14 +50,14 @@ export interface Coverage {
 	kept?: true;
 }
 
-/** A held session's row as read (windows/heldRows.ts), and whether the session was read since at another `updated_at` (moved). */
-export interface HeldRow {
+/** An item's row as a poll read it, kept in this process for a window (WindowKind `carryRows`), and whether the item was read since at another sort time (moved). */
+export interface RowRead {
 	readonly located: Located;
 	readonly moved: boolean;
 }
 
-/** The held sessions' rows by session id: one for every held session, or none kept. */
-export type HeldRows = ReadonlyMap<string, HeldRow>;
+/** A window's rows by item id: one for every item the window holds, or none kept. */
+export type RowsRead = ReadonlyMap<string, RowRead>;
 
 /**
  * A window of one list to bring up to date in this poll: its memory (handled up to `floor`, the
@@ -72,10 +72,10 @@ export interface Window extends WindowMemory {
 	offset: number;
 	/** Items at or below `hi`, counted from the end (a hint for where a run over the window starts). */
 	hiBelow?: number;
-	/** Only these items (by timestamp and id) are the window's events (the held sessions). */
+	/** Only these items (by timestamp and id) are the window's events (a window over items it holds). */
 	only?: KeySet;
 	/** The rows of `only` kept in this process since they were read (WindowKind `serveRows`), when there is one for each. */
-	rows?: HeldRows;
+	rows?: RowsRead;
 }
 
 /** An item a window found in this poll: a possible event, judged by the events that judge the window (events/). */

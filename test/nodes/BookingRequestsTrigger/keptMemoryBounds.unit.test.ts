@@ -11,7 +11,7 @@ import type { TriggerMemory } from '../../../nodes/BookingRequestsTrigger/state/
 import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/format';
 import { KeySet } from '../../../nodes/BookingRequestsTrigger/state/keySet';
 import type { HeldMemory } from '../../../nodes/BookingRequestsTrigger/windows/held';
-import type { HeldRow } from '../../../nodes/BookingRequestsTrigger/windows/window';
+import type { RowRead } from '../../../nodes/BookingRequestsTrigger/windows/window';
 import { makeSettings, MIN, newCustomer, readInputOf, Runner, World } from '../../support/triggerWorld';
 
 const DEFAULTS = { ...KEPT_LIMITS };
@@ -42,7 +42,7 @@ const isKept = (key: string, state: TriggerState, read: ReadInput): boolean => m
 /** The memory with `count` held rows (as a poll holding drafts leaves it in the process). */
 function withHeldRows(memory: TriggerMemory, count: number): TriggerMemory {
 	const codes = new KeySet();
-	const rows = new Map<string, HeldRow>();
+	const rows = new Map<string, RowRead>();
 	for (let i = 0; i < count; i++) {
 		const id = `held-${i}`;
 		codes.add(1_000 + i, id);
