@@ -33,6 +33,8 @@ export type DayPacker<V> = (entries: ReadonlyMap<string, V>, day: number, before
 
 export class DayBuckets<V> {
 	private days = new Map<number, Day<V>>();
+	/** The day numbers held, newest first (undefined: a day came or went since; sorted again when asked). */
+	private newestFirst: number[] | undefined;
 	/** The entries this copy made or copied itself: it may change them in place (no other memory holds them). */
 	private readonly own = new Set<Map<string, V>>();
 
@@ -40,18 +42,24 @@ export class DayBuckets<V> {
 	clone(): DayBuckets<V> {
 		const copy = new DayBuckets<V>();
 		copy.days = new Map(this.days);
+		copy.newestFirst = this.newestFirst;
 		return copy;
 	}
 
 	/** A day as decoded: its entries in the order of `packed`, which stays its text when it encodes them exactly. */
 	load(day: number, entries: Map<string, V>, packed: string | undefined): void {
+		if (!this.days.has(day)) this.newestFirst = undefined;
 		this.days.set(day, { entries, packed, packedCount: packed === undefined ? 0 : entries.size });
 		this.own.add(entries);
 	}
 
 	/** The day numbers held, oldest first. */
 	dayNumbers(): number[] {
-		return [...this.days.keys()].sort((a, b) => a - b);
+		return [...this.daysNewestFirst()].reverse();
+	}
+
+	private daysNewestFirst(): readonly number[] {
+		return (this.newestFirst ??= [...this.days.keys()].sort((a, b) => b - a));
 	}
 
 	/** Entries of every day. */
@@ -67,13 +75,12 @@ export class DayBuckets<V> {
 
 	/** The newest day holding `code`, and its value there. */
 	find(code: string): { day: number; value: V } | undefined {
-		let found: { day: number; value: V } | undefined;
-		for (const [day, bucket] of this.days) {
-			if (found && day < found.day) continue;
-			const value = bucket.entries.get(code);
-			if (value !== undefined) found = { day, value };
+		// Newest day first: the first day holding the code is the answer (a poll's lookups mostly hit today).
+		for (const day of this.daysNewestFirst()) {
+			const value = (this.days.get(day) as Day<V>).entries.get(code);
+			if (value !== undefined) return { day, value };
 		}
-		return found;
+		return undefined;
 	}
 
 	/**
@@ -82,7 +89,9 @@ export class DayBuckets<V> {
 	 * entries keeps sharing the ones it had (appendedMap.ts) and gives the map of its new ones to add to.
 	 */
 	private writable(day: number, stale: boolean): Map<string, V> {
-		const bucket = this.days.get(day) ?? { entries: new Map<string, V>(), packed: '', packedCount: 0 };
+		const held = this.days.get(day);
+		if (!held) this.newestFirst = undefined;
+		const bucket = held ?? { entries: new Map<string, V>(), packed: '', packedCount: 0 };
 		const entries = this.changeable(bucket.entries, stale);
 		this.days.set(day, { entries, packed: stale ? undefined : bucket.packed, packedCount: bucket.packedCount });
 		return entries instanceof AppendedMap ? entries.added : entries;
@@ -118,6 +127,7 @@ export class DayBuckets<V> {
 
 	private dropDay(day: number): void {
 		this.days.delete(day);
+		this.newestFirst = undefined;
 	}
 
 	/** Deletes the entries of `day` whose value is `gone` (the day's text is written again if any goes). */
@@ -129,7 +139,7 @@ export class DayBuckets<V> {
 
 	/** Forgets every day before `day`, whole (the days kept stay as they are: no text written again). */
 	dropDaysBefore(day: number): void {
-		for (const held of this.days.keys()) if (held < day) this.days.delete(held);
+		for (const held of this.days.keys()) if (held < day) this.dropDay(held);
 	}
 
 	/** Each day's text, oldest day first: the days unchanged since their last encoding as they were. */
