@@ -18,7 +18,6 @@
  * and JSON-safe.
  */
 import { customerKeys, normaliseEmail, normalisePhone } from '../../shared/customer';
-import { boundedMemo } from '../model/memo';
 import { ALPHABET, decodeNumber, encodeNumber } from './numbers';
 import { DayBuckets } from './dayBuckets';
 import { codeOf } from './keySet';
@@ -65,9 +64,6 @@ export function unpackId(packed: string): string {
  */
 export const MAX_EMAILS_PER_PHONE = 3;
 
-/** A booking's phone as compared, remembered in this process: every poll reads hundreds of the bookings the poll before read. */
-const comparedPhone = boundedMemo((text: string) => normalisePhone(text), 20_000);
-
 /** The codes of the phones shared by more than MAX_EMAILS_PER_PHONE e-mails in these bookings. */
 export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: unknown }>): Set<string> {
 	// Each phone's bookings (by place): a phone read in fewer bookings than that cannot be shared, so only
@@ -76,7 +72,7 @@ export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: u
 	const places = new Map<string, number | number[]>();
 	for (const booking of bookings) {
 		if (typeof booking.email !== 'string') continue;
-		const phone = typeof booking.phone === 'string' ? comparedPhone(booking.phone) : normalisePhone(booking.phone);
+		const phone = normalisePhone(booking.phone);
 		if (!phone) continue;
 		const place = emails.push(booking.email) - 1;
 		const known = places.get(phone);

@@ -19,7 +19,6 @@
  * contact, the fields read as one string), so that an unchanged request costs no hash and no cipher. The form before 0.2 (one
  * comma-separated string of records with 8-character codes) is read and written again in this one.
  */
-import { boundedMemo } from '../../model/memo';
 import { codeOf, sha256Base64url } from '../../state/keySet';
 import { decodeNumber, encodeNumber } from '../../state/numbers';
 import { sealedContactIs, unseal, unsealLegacy } from './contactSeal';
@@ -92,8 +91,7 @@ export function contactPrint(contact: Contact): number {
  */
 const RANK_SLACK = 64;
 
-/** A watched id's code, remembered in this process: each poll reads about a thousand watched rows again, mostly the ones the poll before read. */
-const idCode = boundedMemo((id: string) => codeOf(id).slice(0, ID_LENGTH), 20_000);
+const idCode = (id: string) => codeOf(id).slice(0, ID_LENGTH);
 
 const NUM = '[A-Za-z0-9_-]';
 const LEGACY_RE = new RegExp(`^(${NUM}{8})(${NUM}{5})(${NUM}{7}|\\.)(${NUM}{3}|\\.)(${NUM}{3}|\\.)(${NUM}{7}|#${NUM}{6}|\\.)(${NUM}{4}|\\.)(${NUM}*)(?:~(${NUM}{6}))?$`);
