@@ -33,8 +33,8 @@ export type DayPacker<V> = (entries: ReadonlyMap<string, V>, day: number, before
 
 export class DayBuckets<V> {
 	private days = new Map<number, Day<V>>();
-	/** The day numbers held, newest first (undefined: a day came or went since; sorted again when asked). */
-	private newestFirst: number[] | undefined;
+	/** The day numbers held, newest first: kept when a day comes or goes (reads change nothing: the memory a poll starts from may be frozen). */
+	private newestFirst: readonly number[] = [];
 	/** The entries this copy made or copied itself: it may change them in place (no other memory holds them). */
 	private readonly own = new Set<Map<string, V>>();
 
@@ -48,18 +48,19 @@ export class DayBuckets<V> {
 
 	/** A day as decoded: its entries in the order of `packed`, which stays its text when it encodes them exactly. */
 	load(day: number, entries: Map<string, V>, packed: string | undefined): void {
-		if (!this.days.has(day)) this.newestFirst = undefined;
+		const added = !this.days.has(day);
 		this.days.set(day, { entries, packed, packedCount: packed === undefined ? 0 : entries.size });
+		if (added) this.reorder();
 		this.own.add(entries);
 	}
 
 	/** The day numbers held, oldest first. */
 	dayNumbers(): number[] {
-		return [...this.daysNewestFirst()].reverse();
+		return [...this.newestFirst].reverse();
 	}
 
-	private daysNewestFirst(): readonly number[] {
-		return (this.newestFirst ??= [...this.days.keys()].sort((a, b) => b - a));
+	private reorder(): void {
+		this.newestFirst = [...this.days.keys()].sort((a, b) => b - a);
 	}
 
 	/** Entries of every day. */
@@ -76,7 +77,7 @@ export class DayBuckets<V> {
 	/** The newest day holding `code`, and its value there. */
 	find(code: string): { day: number; value: V } | undefined {
 		// Newest day first: the first day holding the code is the answer (a poll's lookups mostly hit today).
-		for (const day of this.daysNewestFirst()) {
+		for (const day of this.newestFirst) {
 			const value = (this.days.get(day) as Day<V>).entries.get(code);
 			if (value !== undefined) return { day, value };
 		}
@@ -90,10 +91,10 @@ export class DayBuckets<V> {
 	 */
 	private writable(day: number, stale: boolean): Map<string, V> {
 		const held = this.days.get(day);
-		if (!held) this.newestFirst = undefined;
 		const bucket = held ?? { entries: new Map<string, V>(), packed: '', packedCount: 0 };
 		const entries = this.changeable(bucket.entries, stale);
 		this.days.set(day, { entries, packed: stale ? undefined : bucket.packed, packedCount: bucket.packedCount });
+		if (!held) this.reorder();
 		return entries instanceof AppendedMap ? entries.added : entries;
 	}
 
@@ -127,7 +128,7 @@ export class DayBuckets<V> {
 
 	private dropDay(day: number): void {
 		this.days.delete(day);
-		this.newestFirst = undefined;
+		this.reorder();
 	}
 
 	/** Deletes the entries of `day` whose value is `gone` (the day's text is written again if any goes). */
