@@ -140,7 +140,9 @@ export class DayBuckets<V> {
 
 	/** Forgets every day before `day`, whole (the days kept stay as they are: no text written again). */
 	dropDaysBefore(day: number): void {
-		for (const held of this.days.keys()) if (held < day) this.dropDay(held);
+		const before = this.days.size;
+		for (const held of this.days.keys()) if (held < day) this.days.delete(held);
+		if (this.days.size !== before) this.reorder();
 	}
 
 	/** Each day's text, oldest day first: the days unchanged since their last encoding as they were. */
