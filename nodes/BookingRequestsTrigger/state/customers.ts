@@ -19,7 +19,7 @@
  */
 import { customerKeys, normaliseEmail, normalisePhone } from '../../shared/customer';
 import { ALPHABET, decodeNumber, encodeNumber } from './numbers';
-import { DayBuckets } from './dayBuckets';
+import { DayBuckets, type DayPacker } from './dayBuckets';
 import { codeOf } from './keySet';
 import { DAY_MS } from './seen';
 
@@ -118,12 +118,11 @@ export function isPackedReminded(value: unknown): value is string {
 }
 
 /** A day of bookings: code + milliseconds of the day (5), appended to when the day only gained keys. */
-function packBooked(entries: ReadonlyMap<string, number>, day: number, before?: { packed: string; count: number }): string {
+const packBooked: DayPacker<number> = (entries, day, before) => {
 	const out: string[] = before ? [before.packed] : [];
-	let i = 0;
-	for (const [code, ms] of entries) if (i++ >= (before?.count ?? 0)) out.push(code + encodeNumber(ms - day * DAY_MS, 5));
+	for (const [code, ms] of before ? before.added : entries) out.push(code + encodeNumber(ms - day * DAY_MS, 5));
 	return out.join('');
-}
+};
 
 /** Customer keys (as codes) with the time of their newest booking request. */
 export class BookedMemory {
@@ -275,7 +274,7 @@ function appendedReminders(entries: ReadonlyMap<string, Reminder>, before: { pac
 }
 
 /** A day of reminders, oldest first; only the new ones packed when they all come after the stored ones. */
-const packReminded = (entries: ReadonlyMap<string, Reminder>, _day: number, before?: { packed: string; count: number }): string =>
+const packReminded: DayPacker<Reminder> = (entries, _day, before) =>
 	(before && appendedReminders(entries, before)) ??
 	byTime(remindersOf(entries))
 		.map((entry) => entry.text)

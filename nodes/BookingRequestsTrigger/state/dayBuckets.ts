@@ -27,9 +27,20 @@ interface Day<V> {
 
 /**
  * How a memory writes one day: its text for these entries, given the text of the first `count` of them
- * when the day only gained entries since (undefined: write it whole).
+ * when the day only gained entries since (undefined: write it whole), and `added`, the entries after
+ * those `count`.
  */
-export type DayPacker<V> = (entries: ReadonlyMap<string, V>, day: number, before?: { packed: string; count: number }) => string;
+export type DayPacker<V> = (entries: ReadonlyMap<string, V>, day: number, before?: { packed: string; count: number; added: Iterable<[string, V]> }) => string;
+
+/**
+ * The entries after the first `count`: those a day's text lacks. A layered day whose text holds every
+ * shared entry gives its new ones without walking the thousands it shares.
+ */
+function* entriesAfter<V>(entries: Map<string, V> | AppendedMap<V>, count: number): Generator<[string, V]> {
+	const layered = entries instanceof AppendedMap && count >= entries.base.size;
+	let skip = layered ? count - entries.base.size : count;
+	for (const entry of layered ? entries.added : entries) if (skip-- <= 0) yield entry;
+}
 
 export class DayBuckets<V> {
 	private days = new Map<number, Day<V>>();
@@ -151,7 +162,8 @@ export class DayBuckets<V> {
 		for (const day of this.dayNumbers()) {
 			let bucket = this.days.get(day) as Day<V>;
 			if (bucket.packed === undefined || bucket.packedCount < bucket.entries.size) {
-				const before = bucket.packed === undefined ? undefined : { packed: bucket.packed, count: bucket.packedCount };
+				const { packed, packedCount: count } = bucket;
+				const before = packed === undefined ? undefined : { packed, count, added: entriesAfter(bucket.entries, count) };
 				bucket = { entries: bucket.entries, packed: pack(bucket.entries, day, before), packedCount: bucket.entries.size };
 				this.days.set(day, bucket);
 			}

@@ -2,7 +2,7 @@
  * Sessions this trigger saw abandoned (and, with the same structure, phones found shared by many
  * customers): codes (keySet.ts `codeOf`) bucketed by UTC day, bounded (SEEN_LIMIT). Pure, JSON-safe.
  */
-import { DayBuckets } from './dayBuckets';
+import { DayBuckets, type DayPacker } from './dayBuckets';
 import { CODE_LENGTH, codeOf, splitCodes } from './keySet';
 
 export const DAY_MS = 86_400_000;
@@ -18,9 +18,11 @@ export const SEEN_LIMIT = 56_000;
 export type PackedSeen = Record<string, string>;
 
 /** A day of codes, written as their concatenation (appended to when the day only gained codes). */
-const packCodes = (codes: ReadonlyMap<string, true>, _day: number, before?: { packed: string; count: number }): string => {
-	const all = [...codes.keys()];
-	return before ? before.packed + all.slice(before.count).join('') : all.join('');
+const packCodes: DayPacker<true> = (codes, _day, before) => {
+	if (!before) return [...codes.keys()].join('');
+	const added: string[] = [];
+	for (const [code] of before.added) added.push(code);
+	return before.packed + added.join('');
 };
 
 /** Sessions this trigger saw abandoned, for "once per session", `recovered` and Only Recovered. */

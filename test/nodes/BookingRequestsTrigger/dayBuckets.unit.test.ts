@@ -14,11 +14,10 @@ type Model = Map<number, Map<string, number>>;
 
 const code = (n: number) => `k${String(n).padStart(7, '0')}`;
 
-/** code:value per entry; given the text of the first entries, only the rest is written (as packBooked does). */
+/** code:value per entry; given the text of the first entries, only the rest (`added`) is written (as packBooked does). */
 const pack: DayPacker<number> = (entries, _day, before) => {
 	const out: string[] = before ? [before.packed] : [];
-	let i = 0;
-	for (const [key, value] of entries) if (i++ >= (before?.count ?? 0)) out.push(`${key}:${value};`);
+	for (const [key, value] of before ? before.added : entries) out.push(`${key}:${value};`);
 	return out.join('');
 };
 

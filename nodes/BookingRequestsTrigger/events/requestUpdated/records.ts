@@ -20,6 +20,7 @@
  * comma-separated string of records with 8-character codes) is read and written again in this one.
  */
 import { codeOf, sha256Base64url } from '../../state/keySet';
+import { OverlayMap } from '../../state/overlayMap';
 import { decodeNumber, encodeNumber } from '../../state/numbers';
 import { sealedContactIs, unseal, unsealLegacy } from './contactSeal';
 import type { Contact, Watched } from './fields';
@@ -202,20 +203,16 @@ function inOrder(rows: RecordRow[]): boolean {
 	return true;
 }
 
-/**
- * Records maps held by more than one memory (a copy and the memory it was made from): each copies the
- * map before it changes it, so a copy costs nothing until a record changes (a quiet poll changes none).
- * Marked here rather than on the memories: the memory a poll starts from is not changed, not even a flag.
- */
-const SHARED_RECORDS = new WeakSet<Map<string, WatchedRecord | WatchedRecord[]>>();
-
 /** The watched requests this trigger has read, by id code (and rank). */
 export class UpdatesMemory {
 	cursor: number | undefined;
 	/** Undefined for a memory that starts in this poll. */
 	from: number | undefined;
-	/** Records by id code: one, or the few whose codes collide (told apart by rank). */
-	private records = new Map<string, WatchedRecord | WatchedRecord[]>();
+	/**
+	 * Records by id code: one, or the few whose codes collide (told apart by rank). Shared with the copies
+	 * of this memory, each copying only what it changes (a quiet poll changes none).
+	 */
+	private records = new OverlayMap<WatchedRecord | WatchedRecord[]>();
 	private count = 0;
 	/** The stored form of these records, while none changed since it was written or read. */
 	private stored: Stored | undefined;
@@ -227,8 +224,7 @@ export class UpdatesMemory {
 		const copy = new UpdatesMemory();
 		copy.cursor = this.cursor;
 		copy.from = this.from;
-		copy.records = this.records;
-		SHARED_RECORDS.add(this.records);
+		copy.records = this.records.copy();
 		copy.count = this.count;
 		copy.stored = this.stored;
 		copy.edited = this.edited && { ...this.edited };
@@ -266,7 +262,7 @@ export class UpdatesMemory {
 		return this.entryOf(idCode(id), rank);
 	}
 
-	/** Calls `visit` with each record (Map's forEach: no iterator or entry to allocate for each of 5,000). */
+	/** Calls `visit` with each record (a forEach: no iterator or entry to allocate for each of 5,000). */
 	private eachRecord(visit: (code: string, record: WatchedRecord) => void): void {
 		this.records.forEach((held, code) => {
 			if (!Array.isArray(held)) visit(code, held);
@@ -274,21 +270,15 @@ export class UpdatesMemory {
 		});
 	}
 
-	/** The records, to change: this memory's own map (copied first when it is shared). */
-	private writable(): Map<string, WatchedRecord | WatchedRecord[]> {
-		if (SHARED_RECORDS.has(this.records)) this.records = new Map(this.records);
-		return this.records;
-	}
-
 	private add(code: string, record: WatchedRecord): void {
-		const records = this.writable();
+		const { records } = this;
 		const held = records.get(code);
 		records.set(code, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
 		this.count++;
 	}
 
 	private remove(code: string, record: WatchedRecord): void {
-		const records = this.writable();
+		const { records } = this;
 		const held = records.get(code) as WatchedRecord | WatchedRecord[];
 		const rest = (Array.isArray(held) ? held : [held]).filter((candidate) => candidate !== record);
 		if (rest.length === 0) records.delete(code);
