@@ -22,7 +22,6 @@ export const MIN_PHONE_DIGITS = 7;
 
 const PLACEHOLDER_EMAIL_NAMES = new Set(['test', 'testing', 'none', 'no', 'na', 'n/a', 'null', 'noemail', 'no-email', 'nomail', 'noreply', 'no-reply', 'donotreply', 'do-not-reply', 'asdf', 'fake', 'x', 'xx', 'xxx']);
 const PLACEHOLDER_EMAIL_DOMAINS = new Set(['test.com', 'none.com', 'noemail.com', 'nomail.com', 'fake.com', 'asdf.com', 'test.test']);
-const PHONE_RUNS = ['01234567890', '9876543210'];
 
 /** The e-mail as compared: trimmed, lower case; undefined when it is not an address or a placeholder. */
 export function normaliseEmail(value: unknown): string | undefined {
@@ -33,17 +32,42 @@ export function normaliseEmail(value: unknown): string | undefined {
 	return PLACEHOLDER_EMAIL_NAMES.has(email.slice(0, at)) || PLACEHOLDER_EMAIL_DOMAINS.has(email.slice(at + 1)) ? undefined : email;
 }
 
-/** A phone typed to fill the field: its national part one digit repeated, or a run of digits. */
+/**
+ * A phone typed to fill the field: its national part (the last 10 digits) one digit repeated, or a run
+ * within 01234567890 or 9876543210. Read digit by digit: every poll asks for every booking it reads.
+ */
 function isPlaceholderPhone(digits: string): boolean {
-	const national = digits.slice(-10);
-	return /^(\d)\1+$/.test(national) || PHONE_RUNS.some((run) => run.includes(national));
+	const start = Math.max(0, digits.length - 10);
+	let repeated = digits.length - start >= 2;
+	let up = true;
+	let down = true;
+	for (let i = start + 1; i < digits.length; i++) {
+		const step = digits.charCodeAt(i) - digits.charCodeAt(i - 1);
+		if (step !== 0) repeated = false;
+		// 9 then 0 only at the end: 01234567890 ends so
+		if (step !== 1 && !(step === -9 && i === digits.length - 1)) up = false;
+		if (step !== -1) down = false;
+	}
+	return repeated || up || down;
+}
+
+const [ZERO, NINE, PLUS] = ['0', '9', '+'].map((char) => char.charCodeAt(0));
+
+/** The digits of `text`: the text itself (after its "+") when it holds nothing else, as requests give phones (no copy). */
+function digitsOf(text: string): string {
+	const from = text.charCodeAt(0) === PLUS ? 1 : 0;
+	for (let i = from; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code < ZERO || code > NINE) return text.replace(/\D/g, '');
+	}
+	return from === 0 ? text : text.slice(1);
 }
 
 /** The phone as compared: the digits of its international form; undefined when it identifies nobody. */
 export function normalisePhone(value: unknown): string | undefined {
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
 	const text = String(value).trim();
-	let digits = text.replace(/\D/g, '');
+	let digits = digitsOf(text);
 	const international = text.startsWith('+') || digits.startsWith('00');
 	if (!international && digits.length === 10) digits = `1${digits}`;
 	else if (digits.startsWith('00') && !text.startsWith('+')) digits = digits.slice(2);

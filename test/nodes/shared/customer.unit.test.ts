@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+
 import { customerKeys, normaliseEmail, normalisePhone, sameCustomer } from '../../../nodes/shared/customer';
 
 describe('customer identity', () => {
@@ -54,5 +56,32 @@ describe('customer identity', () => {
 		expect(sameCustomer({ email: 'ana@example.com', phone: '0000000000' }, { email: 'bo@example.com', phone: '000-000-0000' })).toBe(false);
 		expect(sameCustomer({ email: 'test@test.com', phone: '+15125550101' }, { email: 'test@test.com', phone: '+15125550102' })).toBe(false);
 		expect(customerKeys({ email: 'test@test.com', phone: '0000000000' })).toEqual([]);
+	});
+
+	it('reads every phone as the rule written as regular expressions does (random typed and international numbers)', () => {
+		// The rule as first written (the oracle): the digits by a regular expression, the placeholders by the runs' text.
+		const byRegExp = (value: unknown): string | undefined => {
+			if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+			const text = String(value).trim();
+			let digits = text.replace(/\D/g, '');
+			const international = text.startsWith('+') || digits.startsWith('00');
+			if (!international && digits.length === 10) digits = `1${digits}`;
+			else if (digits.startsWith('00') && !text.startsWith('+')) digits = digits.slice(2);
+			const national = digits.slice(-10);
+			const placeholder = /^(\d)\1+$/.test(national) || ['01234567890', '9876543210'].some((run) => run.includes(national));
+			return digits.length >= 7 && !placeholder ? digits : undefined;
+		};
+		const typed = fc.string({ unit: fc.constantFrom(...'+0123456789 ()-.x'.split('')), maxLength: 18 });
+		const digits = fc.string({ unit: fc.constantFrom(...'0123456789'.split('')), minLength: 5, maxLength: 14 });
+		// runs and repeats, cut anywhere, behind any prefix: the placeholders' edges
+		const runs = fc
+			.tuple(fc.constantFrom('', '+', '+1', '00', '1', '+44'), fc.constantFrom('01234567890', '9876543210', '1111111111', '78901234567890', '32109876543210', '5555555'), fc.nat(13), fc.nat(13))
+			.map(([prefix, run, from, cut]) => prefix + run.slice(Math.min(from, cut), Math.max(from, cut) + 1));
+		fc.assert(
+			fc.property(fc.oneof(typed, digits, digits.map((d) => `+${d}`), runs, fc.integer({ min: 0, max: 99_999_999_999 })), (phone) => {
+				expect(normalisePhone(phone)).toBe(byRegExp(phone));
+			}),
+			{ numRuns: 20_000, seed: 42 },
+		);
 	});
 });
