@@ -17,17 +17,16 @@ const GONE: unique symbol = Symbol('gone');
 const SHARED = new WeakSet<Map<string, unknown>>();
 
 export class OverlayMap<V> {
+	private base: ReadonlyMap<string, V> = new Map();
+	private changes = new Map<string, V | typeof GONE>();
 	private count = 0;
-
-	constructor(
-		private base: ReadonlyMap<string, V> = new Map(),
-		private changes: Map<string, V | typeof GONE> = new Map(),
-	) {}
 
 	/** A copy sharing everything with this map until one of the two changes. */
 	copy(): OverlayMap<V> {
 		SHARED.add(this.changes);
-		const copy = new OverlayMap(this.base, this.changes);
+		const copy = new OverlayMap<V>();
+		copy.base = this.base;
+		copy.changes = this.changes;
 		copy.count = this.count;
 		return copy;
 	}
