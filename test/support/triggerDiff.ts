@@ -15,14 +15,14 @@ import { eventLetters, pickSamples } from '../../nodes/BookingRequestsTrigger/ev
 import { WATCH_GROUPS } from '../../nodes/BookingRequestsTrigger/events/requestUpdated/fields';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
-import { forgetKeptMemories, memoryAtStart, stateAtEnd } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import { forgetKeptMemories } from '../../nodes/BookingRequestsTrigger/poll/memory';
 import { readFirstPages } from '../../nodes/BookingRequestsTrigger/poll/testEvent';
-import { readMemory, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
-import type { TriggerMemory } from '../../nodes/BookingRequestsTrigger/state/decoded';
+import { readMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
+import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
 import { programArb, settingsArb, type SettingsBias, type Shape } from './triggerArbitraries';
 import type { FuzzSettings, Program, Step, TriggerUnderTest } from './triggerProgram';
 import { ProgramRunner } from './triggerProgram';
-import { readInputOf, resetIds } from './triggerWorld';
+import { pollKept, readInputOf, resetIds, stateAfter } from './triggerWorld';
 
 /** The steps a differential program adds to a program's. */
 export type DiffStep =
@@ -38,9 +38,6 @@ export interface DiffProgram extends Omit<Program, 'steps'> {
 	steps: DiffStep[];
 }
 
-/** The memory labelled as the node labels it before it writes (the events selected). */
-const labelled = (memory: TriggerMemory, settings: TriggerSettings): TriggerMemory => ({ ...memory, label: { ...memory.label, events: eventLetters(settings) } });
-
 /** A trigger that records each state it writes, and how many of its polls started from a kept memory. */
 export interface RecordingTrigger extends TriggerUnderTest {
 	states: unknown[];
@@ -55,8 +52,8 @@ export function decodingTrigger(): RecordingTrigger {
 		async poll(source, saved, settings, options) {
 			const read = readInputOf(settings);
 			const stored = readMemory(saved, read);
-			const result = await pollChanges(source, stored.memory, settings, { ...options, carry: stored.carried });
-			const state = result.memory && writeMemory(labelled(result.memory, settings));
+			const result = await pollChanges(source, stored.memory, settings, options);
+			const state = stateAfter(stored.memory, result, { carried: stored.carried, events: eventLetters(settings) });
 			trigger.states.push(state ?? null);
 			return { events: result.events, cut: result.cut, state };
 		},
@@ -70,11 +67,9 @@ export function keepingTrigger(key: string): RecordingTrigger {
 		states: [],
 		keptPolls: 0,
 		async poll(source, saved, settings, options) {
-			const read = readInputOf(settings);
-			const stored = memoryAtStart(key, saved, read);
-			if (stored.kept) trigger.keptPolls++;
-			const result = await pollChanges(source, stored.memory, settings, { ...options, carry: stored.carried });
-			const state = result.memory && stateAtEnd(key, labelled(result.memory, settings), read);
+			const result = await pollKept(key, source, saved as TriggerState | undefined, settings, options);
+			if (result.kept) trigger.keptPolls++;
+			const { state } = result;
 			trigger.states.push(state ?? null);
 			return { events: result.events, cut: result.cut, state };
 		},

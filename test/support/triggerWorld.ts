@@ -15,10 +15,11 @@ import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
 import type { PollOptions, PollResult } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import { eventLetters, listsFor } from '../../nodes/BookingRequestsTrigger/events';
-import type { ReadInput } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
-import { memoryAtStart, stateAtEnd } from '../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import type { Forgotten, ReadInput } from '../../nodes/BookingRequestsTrigger/poll/memory';
+import { applyChanges, putBack, takeMemory, writeState } from '../../nodes/BookingRequestsTrigger/poll/memory';
 import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
 import { decodeMemory, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
+import type { CustomerMemories, TriggerMemory } from '../../nodes/BookingRequestsTrigger/state/decoded';
 import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 
@@ -135,10 +136,29 @@ export interface WorldPollOptions extends ReadHooks {
 export interface WorldPoll extends PollResult {
 	/** The next state as the node stores it (state/codec.ts writes it); undefined when nothing could be read. */
 	state: TriggerState | undefined;
+	/** What the memories' bounds made them forget when the poll's changes were applied. */
+	forgotten?: Forgotten;
 	ids: string[];
 	/** Calls made per kind in this poll. */
 	pages: { sessions: number; requests: number };
 	totalCalls: number;
+}
+
+/**
+ * The state a poll writes, as the node does it: the poll's changes applied to the memory it started from
+ * (`carried`: the customers' memories a state about another Form carried), written; undefined when the
+ * poll changed nothing. `events`: the selected events as the node labels them.
+ */
+export function stateAfter(memory: TriggerMemory | undefined, result: Pick<PollResult, 'changes'>, input: { carried?: CustomerMemories; events?: string } = {}): TriggerState | undefined {
+	return applied(memory, result, input).state;
+}
+
+/** The poll's changes applied (as stateAfter), with what the memories' bounds made them forget. */
+function applied(memory: TriggerMemory | undefined, result: Pick<PollResult, 'changes'>, input: { carried?: CustomerMemories; events?: string } = {}): { state?: TriggerState; forgotten?: Forgotten } {
+	if (!result.changes) return {};
+	const { memory: next, forgotten } = applyChanges(memory, result.changes, input.carried);
+	if (input.events !== undefined) next.label.events = input.events;
+	return { state: writeMemory(next), forgotten };
 }
 
 /**
@@ -150,9 +170,11 @@ export async function pollState(
 	previous: TriggerState | undefined,
 	settings: TriggerSettings,
 	options: PollOptions,
-): Promise<PollResult & { state: TriggerState | undefined }> {
-	const result = await pollChanges(source, previous && decodeMemory(previous, settings), settings, options);
-	return { ...result, state: result.memory && writeMemory(result.memory) };
+): Promise<PollResult & { state: TriggerState | undefined; forgotten?: Forgotten }> {
+	const memory = previous && decodeMemory(previous, settings);
+	const result = await pollChanges(source, memory, settings, options);
+	const { state, forgotten } = applied(memory, result);
+	return { ...result, state, forgotten };
 }
 
 /** How the node reads the stored state with these settings (poll/activePoll.ts), without a credential. */
@@ -167,12 +189,17 @@ export async function pollKept(
 	previous: TriggerState | undefined,
 	settings: TriggerSettings,
 	options: PollOptions,
-): Promise<PollResult & { state: TriggerState | undefined }> {
-	const events = eventLetters(settings);
+): Promise<PollResult & { state: TriggerState | undefined; kept: boolean; forgotten?: Forgotten }> {
 	const read = readInputOf(settings);
-	const stored = memoryAtStart(key, previous, read);
-	const result = await pollChanges(source, stored.memory, settings, { ...options, carry: stored.carried });
-	return { ...result, state: result.memory && stateAtEnd(key, { ...result.memory, label: { ...result.memory.label, events } }, read) };
+	const stored = takeMemory(key, previous, read);
+	const result = await pollChanges(source, stored.memory, settings, options);
+	if (!result.changes) {
+		if (stored.memory) putBack(key, stored.memory, previous, read);
+		return { ...result, state: undefined, kept: stored.kept === true };
+	}
+	const { memory, forgotten } = applyChanges(stored.memory, result.changes, stored.carried);
+	memory.label.events = eventLetters(settings);
+	return { ...result, state: writeState(key, memory, read), kept: stored.kept === true, forgotten };
 }
 
 /**

@@ -10,14 +10,14 @@ import type { Reminder } from '../state/customers';
 import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../state/customers';
 import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
 import type { EventBase } from '../model/event';
-import type { CustomerMemories } from '../state/decoded';
+import type { CustomerAdds, CustomerMemories } from '../state/decoded';
 import { NewestBookings } from './newestBookings';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead, sortTime } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import type { Candidate } from '../windows/window';
 
-export interface Decision<E extends EventBase = EventBase> {
+export interface Decision<E extends EventBase = EventBase> extends CustomerAdds {
 	candidate: Candidate;
 	/** The event that judged (its value; rules/judge.ts sets it). */
 	by?: string;
@@ -30,10 +30,6 @@ export interface Decision<E extends EventBase = EventBase> {
 	 * the poll read the request list). The poll's events stop before it; the next poll judges it.
 	 */
 	defer?: true;
-	/** What handling this decision adds to the customers' memory. */
-	seen?: { id: string; at: number };
-	booked?: { codes: string[]; at: number };
-	reminded?: Reminder;
 }
 
 /** A customers' memory with nothing in it (a poll that reads no session list, a new start). */

@@ -37,8 +37,8 @@ export interface SettingsPart {
 	output?: Partial<Omit<ItemOptions, 'now' | 'simplify'>>;
 }
 
-/** An event's own memory (Request Updated's records): its slot in the state and how it is stored. */
-export interface EventMemory<M = unknown, S = unknown> {
+/** An event's own memory (Request Updated's records): its slot in the state, how it is stored and changed. */
+export interface EventMemory<M, S, C> {
 	/** Its key in the state (and in the decoded memory's `events`). */
 	slot: string;
 	/** The stored form, checked; undefined when malformed (its memory then starts afresh). */
@@ -46,21 +46,23 @@ export interface EventMemory<M = unknown, S = unknown> {
 	/** The memory from its stored form; an empty one when there is none. */
 	decode(state: S | undefined): M;
 	encode(memory: M, polledAt: number): S;
+	/** Applies what a poll changes (its `watch` or `remember` decided it); returns the entries it forgot (logged). */
+	apply(memory: M, change: C): number;
 }
 
 /** What an event's own reads (`reads`) see of the poll: the pages read so far, and the gate for more. */
-export interface OwnReads {
+export interface OwnReads<M> {
 	latestOfPage(list: ListName, page: number): PageObservation | undefined;
 	read: ReadGate;
 	settings: TriggerSettings;
 	/** The event's memory before this poll (undefined: none yet). */
-	memory: unknown;
+	memory: M | undefined;
 }
 
 /** What an event's `watch` gets: every page read, after the windows moved on. */
-export interface WatchInput {
+export interface WatchInput<M> {
 	/** The event's memory before this poll (decoded; an empty one at its first poll). */
-	memory: unknown;
+	memory: M;
 	pages: PageObservation[];
 	/** The windows after this poll (a request is watched once the request window has passed it). */
 	windows: Readonly<Record<string, WindowMemory | undefined>>;
@@ -70,15 +72,14 @@ export interface WatchInput {
 	settings: TriggerSettings;
 }
 
-export interface WatchResult<E extends EventBase = EventBase> {
+export interface WatchResult<E extends EventBase, C> {
 	events: E[];
-	/** Its memory after this poll. */
-	memory: unknown;
-	/** Entries its memory forgot (logged). */
-	forgotten: number;
+	/** What the poll changes in its memory. */
+	change: C;
 }
 
-export interface EventKind<E extends EventBase = EventBase> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface EventKind<E extends EventBase = EventBase, M = any, S = any, C = any> {
 	/** The node's Events value (and its flag in `TriggerSettings.events`). */
 	value: EventValue;
 	/** The item's `event`. */
@@ -108,19 +109,19 @@ export interface EventKind<E extends EventBase = EventBase> {
 	judges: readonly WindowName[];
 	judge?(candidate: Candidate, context: JudgeContext): Decision<E>;
 	/**
-	 * Its own memory after the poll's handled decisions, its own among them (an event that judges a
-	 * window and keeps a memory of its own: the judge reads it in `JudgeContext.memories`).
-	 * `judgedUpTo`: the event time the poll judged up to (prune by it, not by now).
+	 * What the poll's handled decisions change in its own memory (an event that judges a window and keeps
+	 * a memory of its own: the judge reads it in `JudgeContext.memories`). `judgedUpTo`: the event time
+	 * the poll judged up to (prune by it, not by now).
 	 */
-	remember?(memory: unknown, decisions: Array<Decision<E>>, poll: { now: number; judgedUpTo: number }): unknown;
+	remember?(memory: M, decisions: Array<Decision<E>>, poll: { now: number; judgedUpTo: number }): C;
 	/** Why it leaves a candidate out (counted per poll in the logs: `Decision.skipped`). */
 	skips?: readonly string[];
 	/** Its own memory, kept while it is selected. */
-	memory?: EventMemory;
+	memory?: EventMemory<M, S, C>;
 	/** Pages of its own, read after the windows' (Request Updated's rotation): what it found; undefined: none to read. */
-	reads?(input: OwnReads): Plan<unknown> | undefined;
+	reads?(input: OwnReads<M>): Plan<unknown> | undefined;
 	/** A rule over the pages read instead of a window (Request Updated), after the windows moved on. */
-	watch?(input: WatchInput): WatchResult<E>;
+	watch?(input: WatchInput<M>): WatchResult<E, C>;
 	/** The completed session whose booking request its item may need (poll/attach.ts reads it when the item options ask). */
 	attachTo?(event: E): BookingSession | undefined;
 	/** The event's item (Simplify on or off). */

@@ -1,6 +1,6 @@
 /**
  * A poll of the published trigger: one at a time per node, the state read once (or the memory this
- * process kept from the node's last poll, when the state is the one it wrote: keptMemory.ts), a new key
+ * process kept from the node's last poll, when the state is the one it wrote: memory.ts), a new key
  * checked against the workspace, the poll (engine.ts), the items, and the state written once.
  */
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
@@ -13,8 +13,8 @@ import type { TriggerSettings } from '../model/settings';
 import type { ItemOptions } from '../output/itemFields';
 import { STATE_KEY } from '../state/format';
 import { CallBudget } from './budget';
-import type { ReadInput } from './keptMemory';
-import { memoryAtStart, stateAtEnd } from './keptMemory';
+import type { Forgotten, ReadInput } from './memory';
+import { applyChanges, putBack, takeMemory, writeState } from './memory';
 import type { PollResult } from './engine';
 import { pollChanges } from './engine';
 import { toItems } from './items';
@@ -42,13 +42,13 @@ export interface PollWindow {
 }
 
 /** Warnings when a bounded memory forgot entries, and what the poll did (debug). */
-function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: number; budgetMs: number }): void {
-	if (result.forgotten > 0) {
+function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: number; budgetMs: number; forgotten: Forgotten }): void {
+	const { seen, booked, reminded, watched } = summary.forgotten;
+	if (seen > 0) {
 		ctx.logger.warn(
-			`Booking Requests Trigger: the memory of sessions seen abandoned is full; the ${result.forgotten} oldest were forgotten. "Only Recovered" misses them if they complete, and without "Fire Again If Reabandoned" they are reported again if they are abandoned again.`,
+			`Booking Requests Trigger: the memory of sessions seen abandoned is full; the ${seen} oldest were forgotten. "Only Recovered" misses them if they complete, and without "Fire Again If Reabandoned" they are reported again if they are abandoned again.`,
 		);
 	}
-	const { booked, reminded } = result.customersForgotten;
 	if (booked + reminded > 0) {
 		ctx.logger.warn(
 			`Booking Requests Trigger: the memory of customers is full; forgotten: ${booked} customer keys who booked (Skip Customers Who Booked may remind them), ${reminded} customers reminded (the cooldown and "recovered" miss them).`,
@@ -61,8 +61,8 @@ function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: nu
 		requestCalls: result.calls.requests,
 		getRequestCalls: result.calls.getRequest,
 		skipped: result.skipped,
-		watchedEvents: result.watched.events,
-		watchedForgotten: result.watched.forgotten,
+		watchedEvents: result.watched,
+		watchedForgotten: watched,
 		resumesNextPoll: result.cut,
 		budgetMs: summary.budgetMs,
 	});
@@ -99,22 +99,27 @@ async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: Pol
 	const { settings, output } = params;
 	const staticData = ctx.getWorkflowStaticData('node');
 	const read = readInput(params);
-	const stored = memoryAtStart(window.key, staticData[STATE_KEY], read);
+	const stored = takeMemory(window.key, staticData[STATE_KEY], read);
 	const previous = await continuedMemory(ctx, stored.memory, params, window.deadline);
-	if (previous === 'later') return null;
+	if (previous === 'later') {
+		putBack(window.key, stored.memory as TriggerMemory, staticData[STATE_KEY], read);
+		return null;
+	}
 	const source = apiSource(ctx, params.formId, { deadline: window.deadline, requestsOfEveryForm: settings.requestsForm !== undefined });
 	const result = await pollChanges(source, previous, settings, {
-		carry: stored.carried,
 		budget: new CallBudget(window.deadline),
 		needsRequest: (session) => needsRequest(session, output),
 	});
-	// Built before the state is written: a failed Get request fails the poll and nothing advances.
+	// Built before the memory changes: a failed Get request fails the poll and nothing advances.
 	const items = await toItems(ctx, result.events, { ...output, now: result.now }, { deadline: window.deadline });
-	if (result.memory) {
-		const label = { ...result.memory.label, key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
-		staticData[STATE_KEY] = stateAtEnd(window.key, { ...result.memory, label }, read) as unknown as IDataObject;
-	}
-	logResult(ctx, result, { items: items.length, budgetMs: window.budgetMs });
+	let forgotten: Forgotten = { seen: 0, booked: 0, reminded: 0, watched: 0 };
+	if (result.changes) {
+		const applied = applyChanges(previous, result.changes, stored.carried);
+		forgotten = applied.forgotten;
+		Object.assign(applied.memory.label, { key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId });
+		staticData[STATE_KEY] = writeState(window.key, applied.memory, read) as unknown as IDataObject;
+	} else if (previous) putBack(window.key, previous, staticData[STATE_KEY], read);
+	logResult(ctx, result, { items: items.length, budgetMs: window.budgetMs, forgotten });
 	return items.length > 0 ? [items] : null;
 }
 

@@ -1,8 +1,8 @@
 /**
  * One poll, one way through: the planner asks for pages, they are read within the budget, the pure
  * core judges them (rules/core.ts), the booking requests the items need are read, and the core gives
- * the events and the next memory. The memory comes in decoded and goes out decoded: state/codec.ts
- * reads and writes it, once per poll, around this.
+ * the events and what they change in the memory. The memory is only read here: the poll applies the
+ * changes once it succeeded (poll/memory.ts).
  */
 import type { BookingSession } from '../../shared/types';
 import type { TriggerEvent } from '../events';
@@ -12,7 +12,7 @@ import type { TriggerSettings } from '../model/settings';
 import { Planner } from '../planner';
 import type { PollOutcome } from '../rules/core';
 import { emptyCounts, judgePoll, pollCore, settlePoll } from '../rules/core';
-import type { CustomerMemories, TriggerMemory } from '../state/decoded';
+import type { MemoryChanges, TriggerMemory } from '../state/decoded';
 import type { PollCalls } from './attach';
 import { attachRequests, requestReserve } from './attach';
 import type { Budget } from './budget';
@@ -24,14 +24,12 @@ export interface PollOptions {
 	/** Whether a completed session's event needs its booking request (from request list pages or Get request). */
 	needsRequest?: (session: BookingSession) => boolean;
 	localNow?: () => number;
-	/** Customer memories to keep through a new baseline (a Form change): they are about customers, not a form. */
-	carry?: CustomerMemories;
 }
 
-export interface PollResult extends Omit<PollOutcome, 'memory'> {
+export interface PollResult extends Omit<PollOutcome, 'changes'> {
 	events: TriggerEvent[];
-	/** The next memory; undefined when nothing could be read (the stored state stays as it is). */
-	memory: TriggerMemory | undefined;
+	/** What the poll changes in the memory; undefined when nothing could be read (the memory stays as it is). */
+	changes: MemoryChanges | undefined;
 	now: number;
 	/** Not everything could be read or emitted within the budget: the next poll goes on. */
 	cut: boolean;
@@ -80,9 +78,9 @@ export async function pollChanges(source: PageSource, previous: TriggerMemory | 
 	const { pages, planner, clock } = read;
 	const now = planner.now ?? pollNow(pages, read.fallbackNow);
 	if (pages.length === 0 || (previous && !planner.windows)) {
-		return { events: [], memory: undefined, baseline: !previous, now, cut: true, ...emptyCounts(), calls };
+		return { events: [], changes: undefined, baseline: !previous, now, cut: true, ...emptyCounts(), calls };
 	}
-	const input = { pages, now, settings, reads: planner.own, fallbackNow: read.fallbackNow, skewMs: clock.skewMs, carried: options.carry };
+	const input = { pages, now, settings, reads: planner.own, fallbackNow: read.fallbackNow, skewMs: clock.skewMs };
 	if (!previous) return { ...pollCore({ ...input, memory: undefined }), now, cut: read.cut, calls };
 	const judged = judgePoll({ ...input, memory: previous });
 	const handled = await attachRequests(source, judged.ready, { pages, budget: options.budget, needs: options.needsRequest, calls });

@@ -26,17 +26,7 @@ function baselineCustomers(pages: PageObservation[], settings: TriggerSettings, 
 	return { seen: new SeenMemory(), booked, reminded: new RemindedMemory(), shared: sharedMemory };
 }
 
-/** The baseline's customers with the ones a state about another Form carried (they are about customers, not a form). */
-function withCarried(customers: CustomerMemories, carried: CustomerMemories | undefined): CustomerMemories {
-	if (!carried) return customers;
-	const booked = carried.booked.clone();
-	booked.merge(customers.booked);
-	const shared = carried.shared.clone();
-	shared.merge(customers.shared);
-	return { ...carried, booked, shared };
-}
-
-export function baselineMemory(input: { pages: PageObservation[]; settings: TriggerSettings; now: number; skewMs: number | undefined; carried?: CustomerMemories }): TriggerMemory {
+export function baselineMemory(input: { pages: PageObservation[]; settings: TriggerSettings; now: number; skewMs: number | undefined }): TriggerMemory {
 	const { pages, settings, now } = input;
 	const lists = listsFor(settings);
 	// Each window of a list the selected events read starts where things stand (windows/: `baseline`).
@@ -49,7 +39,7 @@ export function baselineMemory(input: { pages: PageObservation[]; settings: Trig
 		const first = firstSessionsPage(pages);
 		memory.sessions = {
 			checkpoints: first?.total !== undefined ? [[first.serverDate ?? now, first.total]] : [],
-			customers: withCarried(baselineCustomers(pages, settings, now), input.carried),
+			customers: baselineCustomers(pages, settings, now),
 		};
 	}
 	return memory;

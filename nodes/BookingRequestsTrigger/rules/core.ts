@@ -1,12 +1,11 @@
 /**
  * The trigger's pure core: one poll as a function of (the memory before it, the pages it read, its
- * "now", the settings) to (its events, the memory after it). No I/O, no clock, and its inputs are
- * never changed: the memory after a poll is a new one (what it shares with the one before is never
- * changed either), so a caller may keep a decoded memory from poll to poll.
+ * "now", the settings) to (its events, what they change in the memory). No I/O, no clock, and its inputs
+ * are never changed: it decides, and the poll applies the changes once it succeeded (poll/memory.ts).
  *
  * `pollCore` is the whole of it. The poll (poll/engine.ts) runs it in two halves because reading the
  * booking requests that some items need is I/O and may stop early: `judgePoll` (what the pages prove
- * and each candidate's decision), then `settlePoll` (the events and memory of the decisions it could
+ * and each candidate's decision), then `settlePoll` (the events and changes of the decisions it could
  * handle, with the requests it read).
  */
 import type { BookingRequest } from '../../shared/types';
@@ -17,7 +16,7 @@ import { emptyCustomers } from '../events/context';
 import type { ListItem, PageObservation } from '../model/pages';
 import type { TriggerSettings } from '../model/settings';
 import { requestIdOf } from '../../shared/output/session';
-import type { CustomerMemories, TriggerMemory } from '../state/decoded';
+import type { MemoryChanges, TriggerMemory } from '../state/decoded';
 import { baselineMemory } from './baseline';
 import type { Evaluation } from './evaluate';
 import { evaluate, windowsOf } from './evaluate';
@@ -38,24 +37,19 @@ export interface PollInput {
 	fallbackNow?: number;
 	/** The server's clock minus n8n's, measured in this poll (undefined: no `Date` header). */
 	skewMs?: number;
-	/** Customers' memories a new baseline keeps (a state about another Form: they are about customers). */
-	carried?: CustomerMemories;
 }
 
 export interface PollOutcome {
 	events: TriggerEvent[];
-	memory: TriggerMemory;
+	/** What the poll changes in the memory (the poll applies them: poll/memory.ts). */
+	changes: MemoryChanges;
 	baseline: boolean;
 	/** A window was not read through, or decisions were left for the next poll. */
 	cut: boolean;
-	/** Sessions dropped from the seen memory because of its bound. */
-	forgotten: number;
-	/** Customer keys / customers dropped from the customer memories because of their bounds. */
-	customersForgotten: { booked: number; reminded: number };
 	/** Candidates the events' judges left out, by reason (events/*: `skips`). */
 	skipped: Record<string, number>;
-	/** Events of the rules that watch pages of their own (Request Updated), and entries their memories forgot. */
-	watched: { events: number; forgotten: number };
+	/** Events of the rules that watch pages of their own (Request Updated). */
+	watched: number;
 }
 
 /** What a poll's pages prove, and each candidate's decision. */
@@ -95,49 +89,51 @@ function skippedOf(decisions: Decision[]): Record<string, number> {
 	return skipped;
 }
 
-/** The selected events' own memories with the poll's handled decisions in (events/*: `remember`). */
-function remembered(memory: TriggerMemory, handled: Decision[], poll: { settings: TriggerSettings; now: number; judgedUpTo: number }): TriggerMemory {
-	const own: Record<string, unknown> = { ...memory.events };
+/** What the poll's handled decisions change in the selected events' own memories (events/*: `remember`). */
+function remembered(memory: TriggerMemory, handled: Decision[], poll: { settings: TriggerSettings; now: number; judgedUpTo: number }): MemoryChanges['events'] {
+	const changes: MemoryChanges['events'] = [];
 	for (const kind of selectedKinds(poll.settings)) {
 		const slot = kind.memory?.slot;
-		if (!kind.remember || slot === undefined || own[slot] === undefined) continue;
-		own[slot] = kind.remember(own[slot], handled, { now: poll.now, judgedUpTo: poll.judgedUpTo });
+		if (!kind.remember || slot === undefined || memory.events[slot] === undefined) continue;
+		changes.push({ slot, change: kind.remember(memory.events[slot], handled, { now: poll.now, judgedUpTo: poll.judgedUpTo }) });
 	}
-	return { ...memory, events: own };
+	return changes;
 }
 
-/** The events that watch pages of their own (Request Updated), after the windows moved on: their events, oldest first, and memories. */
-function watchPages(memory: TriggerMemory, input: PollInput): { memory: TriggerMemory; events: TriggerEvent[]; forgotten: number } {
+/** The events that watch pages of their own (Request Updated), after the windows moved on: their events, oldest first, and what they change in their memories. */
+function watchPages(memory: TriggerMemory, windows: MemoryChanges['windows'], input: PollInput): { events: TriggerEvent[]; changes: MemoryChanges['events'] } {
 	const events: TriggerEvent[] = [];
-	let forgotten = 0;
-	const own: Record<string, unknown> = { ...memory.events };
+	const changes: MemoryChanges['events'] = [];
 	for (const kind of selectedKinds(input.settings)) {
 		const slot = kind.memory?.slot;
-		if (!kind.watch || slot === undefined || own[slot] === undefined) continue;
-		const result = kind.watch({ memory: own[slot], pages: input.pages, windows: memory.windows, reads: input.reads?.get(kind.value), now: input.now, settings: input.settings });
-		own[slot] = result.memory;
+		if (!kind.watch || slot === undefined || memory.events[slot] === undefined) continue;
+		const result = kind.watch({ memory: memory.events[slot], pages: input.pages, windows, reads: input.reads?.get(kind.value), now: input.now, settings: input.settings });
+		changes.push({ slot, change: result.change });
 		events.push(...(result.events as TriggerEvent[]));
-		forgotten += result.forgotten;
 	}
-	return { memory: { ...memory, events: own }, events: events.sort((a, b) => a.at - b.at), forgotten };
+	return { events: events.sort((a, b) => a.at - b.at), changes };
 }
 
 /** The counts of a poll that decided nothing. */
-export function emptyCounts(): Pick<PollOutcome, 'forgotten' | 'customersForgotten' | 'skipped' | 'watched'> {
-	return { forgotten: 0, customersForgotten: { booked: 0, reminded: 0 }, skipped: skippedOf([]), watched: { events: 0, forgotten: 0 } };
+export function emptyCounts(): Pick<PollOutcome, 'skipped' | 'watched'> {
+	return { skipped: skippedOf([]), watched: 0 };
 }
 
 /** The first poll: where things stand is remembered, nothing is emitted. */
 function baselinePoll(input: PollInput): PollOutcome {
 	const { pages, settings, now } = input;
-	const { memory } = watchPages(baselineMemory({ pages, settings, now, skewMs: input.skewMs, carried: input.carried }), input);
-	return {
-		events: [],
-		memory: { ...memory, label: { ...memory.label, ref: refOf(pages, undefined) } },
-		baseline: true,
-		cut: false,
-		...emptyCounts(),
+	const start = baselineMemory({ pages, settings, now, skewMs: input.skewMs });
+	const watched = watchPages(start, start.windows as MemoryChanges['windows'], input);
+	const changes: MemoryChanges = {
+		start,
+		polledAt: start.polledAt,
+		skewMs: start.skewMs,
+		ref: refOf(pages, undefined),
+		windows: start.windows as MemoryChanges['windows'],
+		...(start.sessions ? { sessions: { checkpoints: start.sessions.checkpoints } } : {}),
+		events: watched.changes,
 	};
+	return { events: [], changes, baseline: true, cut: false, ...emptyCounts() };
 }
 
 /** What the pages of a poll (not a baseline) prove, and each candidate's decision. */
@@ -150,22 +146,22 @@ export function judgePoll(input: PollInput & { memory: TriggerMemory }): Judged 
 	return { input, evaluation, decisions, ready: deferred < 0 ? decisions : decisions.slice(0, deferred) };
 }
 
-/** The events and the next memory of the decisions a poll handled (a prefix of the ready ones), with the booking requests read for their items. */
+/** The events and the changes of the decisions a poll handled (a prefix of the ready ones), with the booking requests read for their items. */
 export function settlePoll(judged: Judged, handled: Handled): PollOutcome {
 	const { input, evaluation, decisions } = judged;
+	const done = decisions.slice(0, handled.count);
 	const next = nextMemory({ previous: input.memory, evaluation, decisions, handled: handled.count, skewMs: input.skewMs });
-	const watched = watchPages(remembered(next.memory, decisions.slice(0, handled.count), { settings: input.settings, now: input.now, judgedUpTo: next.judgedUpTo }), input);
+	const own = remembered(input.memory, done, { settings: input.settings, now: input.now, judgedUpTo: next.judgedUpTo });
+	const watched = watchPages(input.memory, next.changes.windows, input);
 	const withRequest = (event: TriggerEvent): TriggerEvent => (handled.requests?.has(event.eventId) ? ({ ...event, request: handled.requests.get(event.eventId) } as TriggerEvent) : event);
-	const emitted = decisions.slice(0, handled.count).flatMap((decision) => (decision.event ? [withRequest(decision.event as TriggerEvent)] : []));
+	const emitted = done.flatMap((decision) => (decision.event ? [withRequest(decision.event as TriggerEvent)] : []));
 	return {
 		events: mergeByTime(emitted, watched.events),
-		memory: { ...watched.memory, label: { ...watched.memory.label, ref: refOf(input.pages, input.memory.label.ref) } },
+		changes: { ...next.changes, ref: refOf(input.pages, input.memory.label.ref), events: [...own, ...watched.changes] },
 		baseline: false,
 		cut: handled.count < decisions.length || evaluation.outcomes.some((outcome) => !outcome.complete),
-		forgotten: next.forgotten,
-		customersForgotten: next.customersForgotten,
-		skipped: skippedOf(decisions.slice(0, handled.count)),
-		watched: { events: watched.events.length, forgotten: watched.forgotten },
+		skipped: skippedOf(done),
+		watched: watched.events.length,
 	};
 }
 

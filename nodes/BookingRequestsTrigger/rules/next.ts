@@ -1,14 +1,14 @@
 /**
- * The memory after a poll: each window moved on by what its handled decisions covered, the customers'
- * memory with what they added, pruned by event time. Pure. The decisions handled are a prefix: the
- * poll may stop before the frontier (no budget left to read a booking request), and the memory then
- * goes on from just before the first decision it could not handle.
+ * What a poll changes in the memory: each window moved on by what its handled decisions covered, the
+ * customers' memory with what they added, pruned by event time. Pure. The decisions handled are a
+ * prefix: the poll may stop before the frontier (no budget left to read a booking request), and the
+ * memory then goes on from just before the first decision it could not handle.
  */
 import type { Decision } from '../events/context';
 import { sharedInPoll } from '../events/context';
 import type { PageObservation } from '../model/pages';
 import { edgeFloor } from '../model/pages';
-import type { Checkpoint, CustomerMemories, SessionListMemory, TriggerMemory } from '../state/decoded';
+import type { Checkpoint, MemoryChanges, SessionListMemory, TriggerMemory } from '../state/decoded';
 import type { WindowMemories } from '../windows';
 import { WINDOW_KINDS, windowsOfList } from '../windows';
 import type { Candidate, WindowKind, WindowMemory } from '../windows/window';
@@ -28,11 +28,7 @@ export interface NextInput {
 }
 
 export interface NextMemory {
-	memory: TriggerMemory;
-	/** Sessions forgotten from the seen memory because of its bound (logged as a warning by the node). */
-	forgotten: number;
-	/** Customer keys / customers forgotten from the customer memories because of their bounds (logged too). */
-	customersForgotten: { booked: number; reminded: number };
+	changes: MemoryChanges;
 	/** The event time the poll judged up to (memories are pruned by it, not by now). */
 	judgedUpTo: number;
 }
@@ -76,25 +72,6 @@ function limits(evaluation: Evaluation, frontier: number): (kind: WindowKind, of
 	return (kind, offset) => Math.min(frontier - offset, kind.edge ? edgeFloor(pages, kind.list, now) : Infinity);
 }
 
-/** The customers' memory with the handled decisions in, pruned up to the point the poll judged (a new memory: the one given is not changed). */
-function nextCustomers(previous: CustomerMemories, input: { decisions: Decision[]; pages: PageObservation[]; now: number; judgedUpTo: number }): { customers: CustomerMemories; dropped: NextMemory['customersForgotten'] & { seen: number } } {
-	const customers: CustomerMemories = { seen: previous.seen.clone(), booked: previous.booked.clone(), reminded: previous.reminded.clone(), shared: previous.shared.clone() };
-	const { seen, booked, reminded, shared } = customers;
-	for (const code of sharedInPoll(input.pages)) shared.addCode(code, input.now);
-	shared.prune(input.now);
-	for (const decision of input.decisions) {
-		if (decision.seen) seen.add(decision.seen.id, decision.seen.at);
-		if (decision.booked) booked.add(decision.booked.codes, decision.booked.at);
-		if (decision.reminded) reminded.add(decision.reminded);
-	}
-	// Retention by event time: a catch-up (the trigger off for weeks) judges events older than now, and
-	// what it remembers of them must last until the events after them are judged.
-	seen.prune(input.judgedUpTo);
-	booked.prune(input.judgedUpTo);
-	reminded.prune(input.judgedUpTo);
-	return { customers, dropped: { seen: seen.droppedForBound, booked: booked.droppedForBound, reminded: reminded.droppedForBound } };
-}
-
 /** Each window's memory after this poll, in the registry's order (a window may hand on to the ones after it). */
 function nextWindows(previous: WindowMemories, evaluation: Evaluation, handledIn: (name: string) => Candidate[], limitOf: (kind: WindowKind, offset: number) => number): Record<string, WindowMemory> {
 	const outcomeOf = (name: string) => evaluation.outcomes.find((entry) => entry.window.name === name);
@@ -113,22 +90,22 @@ function nextWindows(previous: WindowMemories, evaluation: Evaluation, handledIn
 /**
  * The session list after this poll: kept while every window it must hold moved on (otherwise no session
  * event is read any more, and its windows go with it), with this poll's checkpoint, pruned to what its
- * deepest window still needs, and the customers' memory with the handled decisions in.
+ * deepest window still needs, and what the handled decisions add to the customers' memory.
  */
-function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; judgedUpTo: number }): { sessions?: SessionListMemory; dropped?: NextMemory['customersForgotten'] & { seen: number } } {
+function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; judgedUpTo: number }): MemoryChanges['sessions'] {
 	const { evaluation } = input;
 	const own = windowsOfList('sessions');
 	if (!previous || own.some((kind) => kind.required && !windows[kind.name])) {
 		for (const kind of own) delete windows[kind.name];
-		return {};
+		return undefined;
 	}
 	const deepest = Math.min(...own.filter((kind) => !kind.atTop).map((kind) => windows[kind.name]?.floor ?? Infinity));
 	const checkpoints = nextCheckpoints(previous.checkpoints, evaluation.pages, evaluation.now);
-	const { customers, dropped } = nextCustomers(previous.customers, { decisions: input.handled, pages: evaluation.pages, now: evaluation.now, judgedUpTo: input.judgedUpTo });
-	return { sessions: { checkpoints: pruneCheckpoints(checkpoints, deepest), customers }, dropped };
+	const customers = { shared: sharedInPoll(evaluation.pages), added: input.handled, now: evaluation.now, judgedUpTo: input.judgedUpTo };
+	return { checkpoints: pruneCheckpoints(checkpoints, deepest), customers };
 }
 
-/** The memory after handling `decisions.slice(0, handled)`: a new one (the previous memory is not changed). */
+/** What handling `decisions.slice(0, handled)` changes in the memory (the previous memory is only read). */
 export function nextMemory(input: NextInput): NextMemory {
 	const { previous, evaluation, decisions } = input;
 	const now = evaluation.now;
@@ -138,7 +115,6 @@ export function nextMemory(input: NextInput): NextMemory {
 	const handledIn = (name: string) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
 	const windows = nextWindows(previous.windows, evaluation, handledIn, limits(evaluation, frontier));
 	const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
-	const { sessions, dropped } = nextSessionList(previous.sessions, windows, { evaluation, handled, judgedUpTo });
-	const memory: TriggerMemory = { label: previous.label, since: previous.since, polledAt: now, skewMs: input.skewMs ?? previous.skewMs, windows, ...(sessions ? { sessions } : {}), events: previous.events };
-	return { memory, forgotten: dropped?.seen ?? 0, customersForgotten: { booked: dropped?.booked ?? 0, reminded: dropped?.reminded ?? 0 }, judgedUpTo };
+	const sessions = nextSessionList(previous.sessions, windows, { evaluation, handled, judgedUpTo });
+	return { changes: { polledAt: now, skewMs: input.skewMs ?? previous.skewMs, ref: undefined, windows, ...(sessions ? { sessions } : {}), events: [] }, judgedUpTo };
 }

@@ -176,22 +176,3 @@ export function writeMemory(memory: TriggerMemory): TriggerState {
 		...stored,
 	};
 }
-
-/**
- * The memory `decodeMemory` would give for `state`, which `writeMemory` wrote from `memory`, without
- * decoding its large parts: the windows, the label and the checkpoints are read back from the state
- * (small), the customers' memories and the events' own memories are `memory`'s (they read back as
- * they are: state/dayBuckets.ts, events/requestUpdated/records.ts). A poll that keeps its memory for
- * the next one keeps this (poll/keptMemory.ts).
- */
-export function writtenMemory(memory: TriggerMemory, state: TriggerState, settings: TriggerSettings): TriggerMemory {
-	const small: Record<string, unknown> = { ...state };
-	for (const kind of EVENT_KINDS) if (kind.memory) delete small[kind.memory.slot];
-	if (state.sessions) small.sessions = { ...state.sessions, seen: {}, booked: undefined, reminded: undefined, shared: undefined };
-	const decoded = decodeMemory(small as TriggerState, settings);
-	return {
-		...decoded,
-		...(decoded.sessions && memory.sessions ? { sessions: { ...decoded.sessions, customers: memory.sessions.customers } } : {}),
-		events: Object.fromEntries(Object.entries(decoded.events).map(([slot, empty]) => [slot, memory.events[slot] ?? empty])),
-	};
-}

@@ -117,17 +117,17 @@ export function isPackedReminded(value: unknown): value is string {
 	return typeof value === 'string' && (value === '' || value.split(',').every((record) => REMINDED_RECORD_RE.test(record)));
 }
 
-/** A day of bookings: code + milliseconds of the day (5), appended to when the day only gained keys. */
-const packBooked: DayPacker<number> = (entries, day, before) => {
-	const out: string[] = before ? [before.packed] : [];
-	for (const [code, ms] of before ? before.added : entries) out.push(code + encodeNumber(ms - day * DAY_MS, 5));
+/** A day of bookings: code + milliseconds of the day (5) per key. */
+const packBooked: DayPacker<number> = (entries, day) => {
+	const out: string[] = [];
+	for (const [code, ms] of entries) out.push(code + encodeNumber(ms - day * DAY_MS, 5));
 	return out.join('');
 };
 
 /** Customer keys (as codes) with the time of their newest booking request. */
 export class BookedMemory {
-	/** Each key under the UTC day of its newest booking (state/dayBuckets.ts: shared with copies until changed). */
-	private days = new DayBuckets<number>();
+	/** Each key under the UTC day of its newest booking. */
+	private readonly days = new DayBuckets<number>();
 	/** Keys forgotten because of the bound in the last `prune`. */
 	droppedForBound = 0;
 
@@ -154,13 +154,6 @@ export class BookedMemory {
 			else for (const [code, ms] of entries) memory.addCode(code, ms);
 		}
 		return memory;
-	}
-
-	/** A copy to change (a poll never changes the memory it starts from); the days are shared until one changes. */
-	clone(): BookedMemory {
-		const copy = new BookedMemory();
-		copy.days = this.days.clone();
-		return copy;
 	}
 
 	private addCode(code: string, ms: number): void {
@@ -250,32 +243,8 @@ function byTime(records: Reminder[]): Array<{ record: Reminder; at: number; text
 	return records.map((record) => ({ record, at: record.at, text: packReminder(record) })).sort(compareStored);
 }
 
-/**
- * The day's text when it only gained reminders, all later than every reminder it held (the usual case:
- * a poll reports abandonments later than the ones before): the old text with theirs appended, the text
- * `byTime` would give for the whole day. Undefined when that does not hold (the day is written whole).
- */
-function appendedReminders(entries: ReadonlyMap<string, Reminder>, before: { packed: string; count: number }): string | undefined {
-	if (before.packed === '' || before.count === 0) return undefined;
-	const old = new Set<Reminder>();
-	const added = new Set<Reminder>();
-	let i = 0;
-	for (const reminder of entries.values()) {
-		if (i++ < before.count) old.add(reminder);
-		else if (!old.has(reminder)) added.add(reminder);
-	}
-	if (added.size === 0) return before.packed;
-	let latest = -Infinity;
-	for (const reminder of old) latest = Math.max(latest, reminder.at);
-	for (const reminder of added) if (reminder.at <= latest) return undefined;
-	return `${before.packed},${byTime([...added])
-		.map((entry) => entry.text)
-		.join(',')}`;
-}
-
-/** A day of reminders, oldest first; only the new ones packed when they all come after the stored ones. */
-const packReminded: DayPacker<Reminder> = (entries, _day, before) =>
-	(before && appendedReminders(entries, before)) ??
+/** A day of reminders, oldest first. */
+const packReminded: DayPacker<Reminder> = (entries) =>
 	byTime(remindersOf(entries))
 		.map((entry) => entry.text)
 		.join(',');
@@ -288,11 +257,10 @@ function isNewer(a: Reminder, b: Reminder): boolean {
 /** Customers this trigger reported abandoned: cooldown and recovery. */
 export class RemindedMemory {
 	/**
-	 * Per key code, the newest reminder of a customer with that key, under the UTC day of its event
-	 * (state/dayBuckets.ts: shared with copies until changed). A reminder is kept while it is the newest
-	 * for one of its keys.
+	 * Per key code, the newest reminder of a customer with that key, under the UTC day of its event. A
+	 * reminder is kept while it is the newest for one of its keys.
 	 */
-	private days = new DayBuckets<Reminder>();
+	private readonly days = new DayBuckets<Reminder>();
 	/** Customers forgotten because of the bound in the last `prune`. */
 	droppedForBound = 0;
 
@@ -313,13 +281,6 @@ export class RemindedMemory {
 			}
 		}
 		return memory;
-	}
-
-	/** A copy to change (a poll never changes the memory it starts from; a reminder is never changed, only replaced). */
-	clone(): RemindedMemory {
-		const copy = new RemindedMemory();
-		copy.days = this.days.clone();
-		return copy;
 	}
 
 	/**

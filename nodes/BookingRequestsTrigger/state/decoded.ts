@@ -4,7 +4,8 @@
  * milliseconds on the API server's clock, never n8n's.
  */
 import type { WindowMemories } from '../windows';
-import type { BookedMemory, RemindedMemory } from './customers';
+import type { WindowMemory } from '../windows/window';
+import type { BookedMemory, Reminder, RemindedMemory } from './customers';
 import type { SeenMemory } from './seen';
 
 /** What the trigger knows about customers (not sessions): kept across a Form change. */
@@ -44,7 +45,7 @@ export interface StateLabel {
 	/**
 	 * A token unique to the write that made this state (set by the poll that writes it): the same token
 	 * read back means the same state, so the poll that wrote it may go on with the memory it kept
-	 * (poll/keptMemory.ts). Not decoded.
+	 * (poll/memory.ts). Not decoded.
 	 */
 	generation?: string;
 }
@@ -62,4 +63,39 @@ export interface TriggerMemory {
 	sessions?: SessionListMemory;
 	/** Each selected event's own memory, by its slot in the state (events/*: `memory`; Request Updated's records). */
 	events: Readonly<Record<string, unknown>>;
+}
+
+/** What handling one decision adds to the customers' memories (events/context.ts `Decision` carries it). */
+export interface CustomerAdds {
+	seen?: { id: string; at: number };
+	booked?: { codes: string[]; at: number };
+	reminded?: Reminder;
+}
+
+/** What a poll changes in the customers' memories: its handled decisions' additions, then pruned up to the event time it judged. */
+export interface CustomerChanges {
+	/** Phone codes found shared in the bookings this poll read (kept 30 days from `now`). */
+	shared: Iterable<string>;
+	added: readonly CustomerAdds[];
+	now: number;
+	judgedUpTo: number;
+}
+
+/**
+ * What a poll changes in the memory: the pure core (rules/core.ts) decides it from the memory it read,
+ * the poll (poll/memory.ts) applies it once the poll succeeded.
+ */
+export interface MemoryChanges {
+	/** A new start (the first poll): the memory the rest applies to. */
+	start?: TriggerMemory;
+	polledAt: number;
+	skewMs: number;
+	/** A booking request id of the workspace read in this poll (undefined: none read). */
+	ref: string | undefined;
+	/** Every window's memory after the poll (a window absent from it keeps nothing). */
+	windows: Record<string, WindowMemory>;
+	/** The session list after the poll; undefined: it is not kept any more (no session event left). */
+	sessions?: { checkpoints: Checkpoint[]; customers?: CustomerChanges };
+	/** What the poll changes in each event's own memory, in order (events/*: `watch`, `remember`). */
+	events: Array<{ slot: string; change: unknown }>;
 }

@@ -17,18 +17,13 @@ export const SEEN_LIMIT = 56_000;
 /** Stored form: UTC day number (days since 1970-01-01, as a decimal string) → concatenated codes. */
 export type PackedSeen = Record<string, string>;
 
-/** A day of codes, written as their concatenation (appended to when the day only gained codes). */
-const packCodes: DayPacker<true> = (codes, _day, before) => {
-	if (!before) return [...codes.keys()].join('');
-	const added: string[] = [];
-	for (const [code] of before.added) added.push(code);
-	return before.packed + added.join('');
-};
+/** A day of codes, written as their concatenation. */
+const packCodes: DayPacker<true> = (codes) => [...codes.keys()].join('');
 
 /** Sessions this trigger saw abandoned, for "once per session", `recovered` and Only Recovered. */
 export class SeenMemory {
-	/** Codes by the UTC day they were seen, in the order seen (state/dayBuckets.ts: shared with copies until changed). */
-	private days = new DayBuckets<true>();
+	/** Codes by the UTC day they were seen, in the order seen. */
+	private readonly days = new DayBuckets<true>();
 	/** Sessions forgotten because of the bound in the last `prune` (not because of age). */
 	droppedForBound = 0;
 
@@ -43,13 +38,6 @@ export class SeenMemory {
 			memory.days.load(number, entries, entries.size === list.length && codes.length === list.length * CODE_LENGTH ? codes : undefined);
 		}
 		return memory;
-	}
-
-	/** A copy to change (a poll never changes the memory it starts from); the days are shared until one changes. */
-	clone(): SeenMemory {
-		const copy = new SeenMemory();
-		copy.days = this.days.clone();
-		return copy;
 	}
 
 	has(id: string): boolean {

@@ -6,7 +6,7 @@
 import type { WindowMemory } from '../windows/window';
 import { windowsOfList } from '../windows';
 import { BookedMemory, isPackedBooked, isPackedReminded, RemindedMemory } from './customers';
-import type { Checkpoint, CustomerMemories, SessionListMemory } from './decoded';
+import type { Checkpoint, CustomerChanges, CustomerMemories, SessionListMemory } from './decoded';
 import type { SessionsState } from './format';
 import { isMs, isMsKey, isRecord, readPacked } from './checks';
 import { SeenMemory } from './seen';
@@ -77,6 +77,27 @@ export function decodeCustomers(sessions: Pick<SessionsState, 'seen' | 'booked' 
 		reminded: RemindedMemory.decode(sessions.reminded),
 		shared: SeenMemory.decode(sessions.shared),
 	};
+}
+
+/**
+ * Applies what a poll changes in the customers' memories, in place: the shared phones it found, its
+ * handled decisions' additions, then each memory pruned by the event time it judged up to (a catch-up,
+ * the trigger off for weeks, judges events older than now, and what it remembers of them must last until
+ * the events after them are judged). Returns what the bounds made them forget.
+ */
+export function applyCustomers(customers: CustomerMemories, changes: CustomerChanges): { seen: number; booked: number; reminded: number } {
+	const { seen, booked, reminded, shared } = customers;
+	for (const code of changes.shared) shared.addCode(code, changes.now);
+	shared.prune(changes.now);
+	for (const added of changes.added) {
+		if (added.seen) seen.add(added.seen.id, added.seen.at);
+		if (added.booked) booked.add(added.booked.codes, added.booked.at);
+		if (added.reminded) reminded.add(added.reminded);
+	}
+	seen.prune(changes.judgedUpTo);
+	booked.prune(changes.judgedUpTo);
+	reminded.prune(changes.judgedUpTo);
+	return { seen: seen.droppedForBound, booked: booked.droppedForBound, reminded: reminded.droppedForBound };
 }
 
 export function decodeSessionList(state: SessionsState): { windows: Record<string, WindowMemory>; sessions: SessionListMemory } {

@@ -12,7 +12,7 @@ import type { PackedKeys } from '../state/keySet';
 import { KeySet } from '../state/keySet';
 import { belowOf, nextWindow, openFrom } from './advance';
 import type { RowsRead } from './heldRows';
-import { afterPoll, carryRows, countRows, serveRows } from './heldRows';
+import { afterPoll, serveRows } from './heldRows';
 import type { Coverage } from './coverage';
 import { isStop } from './coverage';
 import type { WindowState } from './stored';
@@ -113,6 +113,4 @@ export const heldWindow: WindowKind<HeldMemory, HeldState> = {
 	},
 	encode: (memory) => ({ ...encodeWindow(memory), codes: memory.codes.encode(), ...(memory.topBelow !== undefined ? { topBelow: memory.topBelow } : {}) }),
 	serveRows,
-	carryRows,
-	countRows,
 };

@@ -1,7 +1,7 @@
 /**
  * The held drafts' rows (held.ts): the session rows the horizon read when it held them, kept in this
- * process's memory between polls (never in the state: poll/keptMemory.ts carries them from one poll's
- * memory to the next, through `carryRows`, only while the stored state is the one this process wrote).
+ * process's memory between polls (never in the state: only in the memory poll/memory.ts keeps while the
+ * stored state is the one this process wrote).
  * A poll that starts with them judges the held window on them instead of reading its pages again, when
  * that is the same as a fresh read. Pure: a new value every poll, nothing given is changed.
  *
@@ -36,7 +36,7 @@
 import type { Located, PageObservation } from '../model/pages';
 import { sortTime } from '../model/pages';
 import type { KeySet } from '../state/keySet';
-import type { Coverage, RowRead, RowsRead, Window, WindowMemory, WindowOutcome } from './window';
+import type { Coverage, RowRead, RowsRead, Window, WindowOutcome } from './window';
 
 export type { RowRead, RowsRead } from './window';
 
@@ -110,20 +110,4 @@ export function serveRows(outcome: WindowOutcome, top: WindowOutcome | undefined
 	const { window } = outcome;
 	if (!window.rows || outcome.complete) return outcome;
 	return top?.complete ? keptOutcome(window as Window & { rows: RowsRead }) : outcome;
-}
-
-/** A window memory that may keep rows in this process (the held window's). */
-type WithRows = WindowMemory & { readonly rows?: RowsRead };
-
-/**
- * The memory `into` (decoded from the state just written: no rows) with the rows of `from` (the memory
- * that state was written from), for the memory a process keeps between polls.
- */
-export function carryRows<M extends WithRows>(into: M, from: M): M {
-	return from.rows ? { ...into, rows: from.rows } : into;
-}
-
-/** How many rows the memory keeps (what it weighs in the process). */
-export function countRows(memory: WithRows): number {
-	return memory.rows?.size ?? 0;
 }

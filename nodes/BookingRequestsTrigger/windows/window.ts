@@ -50,7 +50,7 @@ export interface Coverage {
 	kept?: true;
 }
 
-/** An item's row as a poll read it, kept in this process for a window (WindowKind `carryRows`), and whether the item was read since at another sort time (moved). */
+/** An item's row as a poll read it, kept in this process for a window (WindowKind `serveRows`), and whether the item was read since at another sort time (moved). */
 export interface RowRead {
 	readonly located: Located;
 	readonly moved: boolean;
@@ -171,17 +171,10 @@ export interface WindowKind<M extends WindowMemory = WindowMemory, S extends Win
 	read(raw: unknown): S | undefined;
 	decode(state: S): M;
 	encode(memory: M): S;
-	/*
-	 * A window judged on rows kept in this process (never in the state: a memory decoded from it has
-	 * none) declares the three below; the rules and the kept memory (poll/keptMemory.ts) go through them.
-	 */
 	/**
-	 * Its outcome in this poll, judged on its kept rows when they stand for a fresh read of its pages;
+	 * A window judged on rows kept in this process (`rows`: never in the state, a memory decoded from it
+	 * has none): its outcome in this poll, judged on them when they stand for a fresh read of its pages;
 	 * `top` is the outcome of the window at the top of its list (undefined: none in this poll).
 	 */
 	serveRows?(outcome: WindowOutcome, top: WindowOutcome | undefined): WindowOutcome;
-	/** `into` (decoded from the state just written: no rows) with the rows of `from`, the memory that state was written from. */
-	carryRows?(into: M, from: M): M;
-	/** How many rows its memory keeps (what it weighs in the process). */
-	countRows?(memory: M): number;
 }

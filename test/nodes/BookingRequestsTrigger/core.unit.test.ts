@@ -1,8 +1,9 @@
 /**
  * The pure core (rules/core.ts): one poll as a function of (memory, pages, now, settings) to (events,
- * next memory) that changes none of its inputs and loads no I/O code. Its inputs are deep-frozen (Maps
- * and Sets too: their mutators throw), through the node's real poll loop and through `pollCore` on the
- * pages that loop read; both give the same events and the same next state.
+ * what they change in the memory) that changes none of its inputs and loads no I/O code. Its inputs are
+ * deep-frozen (Maps and Sets too: their mutators throw), through the node's real poll loop and through
+ * `pollCore` on the pages that loop read; both give the same events and, applied to the memory (a copy
+ * decoded from the same state), the same next state.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,11 +14,12 @@ import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/mode
 import { pollChanges } from '../../../nodes/BookingRequestsTrigger/poll/engine';
 import type { PageSource } from '../../../nodes/BookingRequestsTrigger/poll/source';
 import { pollCore } from '../../../nodes/BookingRequestsTrigger/rules/core';
-import { decodeMemory, readMemory, writeMemory } from '../../../nodes/BookingRequestsTrigger/state/codec';
+import { applyChanges } from '../../../nodes/BookingRequestsTrigger/poll/memory';
+import { decodeMemory, readMemory } from '../../../nodes/BookingRequestsTrigger/state/codec';
 import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/format';
 import { listsFor } from '../../../nodes/BookingRequestsTrigger/events';
 import type { BookingSession } from '../../../nodes/shared/types';
-import { MIN, World, makeSettings, newCustomer } from '../../support/triggerWorld';
+import { MIN, World, makeSettings, newCustomer, stateAfter } from '../../support/triggerWorld';
 
 /** Freezes `value` and everything it reaches; a Map's or Set's mutators throw. */
 function deepFreeze<T>(value: T, seen = new Set<unknown>()): T {
@@ -67,11 +69,12 @@ async function frozenPoll(world: World, state: TriggerState | undefined, setting
 	};
 	const budget = { left: () => Math.max(0, limit - count.calls), answered: () => undefined };
 	const result = await pollChanges(source, memory, frozenSettings, { budget, needsRequest: options.needsRequest, localNow: () => world.now });
-	const next = result.memory && writeMemory(result.memory);
-	if (result.memory && !options.needsRequest) {
+	const owned = () => state && decodeMemory(state, settings);
+	const next = stateAfter(owned(), result);
+	if (result.changes && !options.needsRequest) {
 		const core = pollCore({ memory, pages: deepFreeze(pages), now: result.now, settings: frozenSettings, skewMs: 0 });
 		expect(core.events).toEqual(result.events);
-		expect(withoutRecords(writeMemory(core.memory))).toEqual(withoutRecords(next!));
+		expect(withoutRecords(stateAfter(owned(), core)!)).toEqual(withoutRecords(next!));
 	}
 	return { result, state: next && (JSON.parse(JSON.stringify(next)) as TriggerState) };
 }
@@ -137,7 +140,7 @@ test('a backlog whose drafts the horizon holds, and the booking requests the ite
 	expect(attached.result.events.filter((event) => event.event === 'session.completed' && event.request)).not.toHaveLength(0);
 });
 
-test('a new baseline that keeps the customers of a state about another Form does not change them', async () => {
+test('a new baseline keeps the customers of a state about another Form, with the bookings it read added', async () => {
 	const settings = makeSettings({ skipIfBooked: true });
 	const world = new World();
 	const { state } = await frozenPoll(world, undefined, settings);
@@ -145,11 +148,14 @@ test('a new baseline that keeps the customers of a state about another Form does
 	const about = { baseUrl: 'bu', key: 'key' };
 	const other = { ...state!, fp: 'another form', bu: about.baseUrl, key: about.key };
 	const stored = readMemory(other, { expect: { fingerprint: settings.fingerprint, lists: listsFor(settings) }, settings, about });
-	const carried = deepFreeze(stored.carried!);
+	const carried = stored.carried!;
+	const before = carried.booked.size;
 	const page = deepFreeze([{ list: 'requests' as const, page: 1, perPage: 100, total: world.requests.length, items: structuredClone(world.sortedRequests()) as unknown as ListItem[], serverDate: world.now, seq: 0 }]);
-	const baseline = pollCore({ memory: undefined, pages: page, now: world.now, settings: deepFreeze(structuredClone(settings)), carried });
+	const baseline = pollCore({ memory: undefined, pages: page, now: world.now, settings: deepFreeze(structuredClone(settings)) });
 	expect(baseline.baseline).toBe(true);
-	expect(baseline.memory.sessions?.customers.booked.size).toBeGreaterThan(0);
+	const { memory } = applyChanges(undefined, baseline.changes, carried);
+	expect(memory.sessions?.customers.booked).toBe(carried.booked);
+	expect(carried.booked.size).toBeGreaterThan(before);
 });
 
 test('the core loads no I/O code: nothing of the transport, the poll, HTTP or the file system', () => {

@@ -1,11 +1,11 @@
 /**
- * The bounds of the memory kept in the process between polls (poll/keptMemory.ts): at most
+ * The bounds of the memory kept in the process between polls (poll/memory.ts): at most
  * KEPT_LIMITS.triggers memories, KEPT_LIMITS.entries entries together (a window's row weighing
  * ROW_ENTRIES), none idle longer than KEPT_LIMITS.idleMs; the least recently polled go first, and a
  * memory dropped is decoded again from its state (never lost, only slower).
  */
-import type { ReadInput } from '../../../nodes/BookingRequestsTrigger/poll/keptMemory';
-import { forgetKeptMemories, KEPT_LIMITS, keptMemories, memoryAtStart, ROW_ENTRIES, stateAtEnd } from '../../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import type { ReadInput } from '../../../nodes/BookingRequestsTrigger/poll/memory';
+import { forgetKeptMemories, KEPT_LIMITS, keptMemories, putBack, ROW_ENTRIES, takeMemory, writeState } from '../../../nodes/BookingRequestsTrigger/poll/memory';
 import { readMemory } from '../../../nodes/BookingRequestsTrigger/state/codec';
 import type { TriggerMemory } from '../../../nodes/BookingRequestsTrigger/state/decoded';
 import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/format';
@@ -35,9 +35,14 @@ async function aMemory(): Promise<{ memory: TriggerMemory; read: ReadInput }> {
 }
 
 /** Publishes the memory under `key` (as a poll's end does); its state, to start the next poll from. */
-const keep = (key: string, memory: TriggerMemory, read: ReadInput): TriggerState => stateAtEnd(key, memory, read);
+const keep = (key: string, memory: TriggerMemory, read: ReadInput): TriggerState => writeState(key, memory, read);
 
-const isKept = (key: string, state: TriggerState, read: ReadInput): boolean => memoryAtStart(key, state, read).kept === true;
+/** Whether a poll of `key` on `state` starts from the memory kept (it then puts it back, unchanged, as a quiet poll does). */
+function isKept(key: string, state: TriggerState, read: ReadInput): boolean {
+	const taken = takeMemory(key, state, read);
+	if (taken.kept) putBack(key, taken.memory as TriggerMemory, state, read);
+	return taken.kept === true;
+}
 
 /** The memory with `count` held rows (as a poll holding drafts leaves it in the process). */
 function withHeldRows(memory: TriggerMemory, count: number): TriggerMemory {
@@ -116,7 +121,7 @@ describe('the memory kept between polls: bounds', () => {
 		KEPT_LIMITS.triggers = 1;
 		const state = keep('first', memory, read);
 		keep('second', memory, read);
-		const again = memoryAtStart('first', state, read);
+		const again = takeMemory('first', state, read);
 		expect(again.kept).toBeUndefined();
 		expect(again.memory).toBeDefined();
 		const written = keep('first', again.memory as TriggerMemory, read);

@@ -104,7 +104,7 @@ describe('seen memory (sessions seen abandoned)', () => {
 		const result = await runner.poll();
 		expect(result.events).toHaveLength(1);
 		// One over the bound: the oldest one session goes (before: the whole oldest day, 28,000).
-		expect(result.forgotten).toBe(1);
+		expect(result.forgotten?.seen).toBe(1);
 		expect(JSON.stringify(runner.state).length).toBeLessThan(500_000);
 	});
 });

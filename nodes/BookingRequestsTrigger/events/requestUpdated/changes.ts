@@ -1,8 +1,8 @@
 /**
  * Request Updated: which watched requests changed since this trigger last read them, as a
  * pure function of (the remembered records, the request pages read in this poll, which requests the
- * New Request part has passed, activation time, now, settings) to (the changes, the records after this
- * poll). The records given are not changed.
+ * New Request part has passed, activation time, now, settings) to (the changes, and what the poll
+ * changes in the records: records.ts applies it). The records given are not changed.
  *
  * Rules (docs/booking-requests-trigger.md "Request Updated"):
  * - Watched: a request whose place in the request list (newest first by `created_at`), as read, is
@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
 import { seal } from './contactSeal';
-import type { WatchedRecord } from './records';
+import type { UpdatesChange, WatchedRecord } from './records';
 import { contactPrint, LEGACY_SEAL, UpdatesMemory, updatedHash } from './records';
 import type { ChangeField, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
@@ -65,10 +65,8 @@ export interface DetectInput {
 
 export interface DetectResult {
 	changes: RequestChange[];
-	/** The records after this poll. */
-	memory: UpdatesMemory;
-	/** Requests forgotten because they left the watched range. */
-	forgotten: number;
+	/** What the poll changes in the records. */
+	records: UpdatesChange;
 }
 
 interface Reading {
@@ -255,11 +253,11 @@ function readsAsBefore(record: WatchedRecord, reading: Reading, keepContact: boo
 }
 
 export function detectUpdates(input: DetectInput): DetectResult {
-	const { settings, now } = input;
-	const memory = input.memory.clone();
+	const { settings, now, memory } = input;
 	// The contact is kept (sealed: most of a record's bytes) only when it is watched.
 	const keepContact = settings.fields.includes('contact');
 	const changes: RequestChange[] = [];
+	const records: UpdatesChange['records'] = [];
 	for (const reading of watchedReadings(input.pages, settings.watchNewest, now).values()) {
 		if (!input.passed(reading.request)) continue;
 		const record = memory.get(reading.request.id, reading.rank);
@@ -269,15 +267,13 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		if (!record) {
 			const change = firstRead(input, current, reportable);
 			if (change) changes.push(change);
-			memory.set(reading.request.id, recordOf(current, keepContact));
+			records.push({ id: reading.request.id, record: recordOf(current, keepContact) });
 			continue;
 		}
 		const { next, change } = readAgain(input, current, record, reportable);
-		memory.set(reading.request.id, next, record);
+		records.push({ id: reading.request.id, record: next, replaces: record });
 		if (change) changes.push(change);
 	}
-	const lowest = lowestWatchedRank(input.pages, settings.watchNewest);
-	const forgotten = lowest === undefined ? 0 : memory.forgetBelow(lowest);
 	changes.sort((a, b) => a.at - b.at);
-	return { changes, memory, forgotten };
+	return { changes, records: { records, forgetBelow: lowestWatchedRank(input.pages, settings.watchNewest) } };
 }

@@ -19,7 +19,7 @@ import type { EventKind, EventMemory, ParameterInput, SettingsPart, WatchInput, 
 import { detectUpdates } from './changes';
 import type { WatchGroup } from './fields';
 import { WATCH_GROUP_NAMES, WATCH_GROUPS } from './fields';
-import type { UpdatesState } from './records';
+import type { UpdatesChange, UpdatesState } from './records';
 import { isUpdatesState, UpdatesMemory } from './records';
 import type { WatchedReads } from './rotation';
 import { readWatched, WATCH_PAGES_PER_POLL } from './rotation';
@@ -106,11 +106,12 @@ function read(input: ParameterInput): SettingsPart {
 }
 
 /** Its records in the state's `updates`: a malformed copy starts them afresh. */
-const memory: EventMemory<UpdatesMemory, UpdatesState> = {
+const memory: EventMemory<UpdatesMemory, UpdatesState, UpdatesChange> = {
 	slot: 'updates',
 	read: (raw) => (isUpdatesState(raw) ? { ...raw, values: [...raw.values] } : undefined),
 	decode: (state) => UpdatesMemory.decode(state),
 	encode: (records, polledAt) => records.encode(records.from ?? polledAt),
+	apply: (records, change) => records.apply(change),
 };
 
 /** Whether the request window (after this poll) has passed a request: its creation is handled. */
@@ -122,12 +123,11 @@ function passedBy(window: WindowMemory | undefined): (request: BookingRequest) =
 	};
 }
 
-function watch(input: WatchInput): WatchResult<RequestUpdatedEvent> {
-	const { settings } = input;
-	const previous = input.memory as UpdatesMemory;
-	if (!settings.updates) return { events: [], memory: previous, forgotten: 0 };
+function watch(input: WatchInput<UpdatesMemory>): WatchResult<RequestUpdatedEvent, UpdatesChange> {
+	const { settings, memory: previous } = input;
+	if (!settings.updates) return { events: [], change: { records: [] } };
 	const starting = previous.from === undefined;
-	const { changes, forgotten, memory: next } = detectUpdates({
+	const { changes, records } = detectUpdates({
 		memory: previous,
 		pages: input.pages,
 		passed: passedBy(input.windows.requests),
@@ -137,20 +137,19 @@ function watch(input: WatchInput): WatchResult<RequestUpdatedEvent> {
 		settings: settings.updates,
 		form: settings.requestsForm,
 	});
-	if (starting) next.from = input.now;
 	const reads = input.reads as WatchedReads | undefined;
-	if (reads) next.cursor = reads.cursor;
+	const change: UpdatesChange = { ...records, ...(starting ? { from: input.now } : {}), ...(reads ? { rotation: { cursor: reads.cursor } } : {}) };
 	const events = changes.map(
-		(change): RequestUpdatedEvent => ({
+		(update): RequestUpdatedEvent => ({
 			event: 'request.updated',
-			eventId: updatedEventId(change.request.id, change.version),
-			at: change.at,
-			request: change.request,
-			changedFields: change.changedFields,
-			previous: change.previous,
+			eventId: updatedEventId(update.request.id, update.version),
+			at: update.at,
+			request: update.request,
+			changedFields: update.changedFields,
+			previous: update.previous,
 		}),
 	);
-	return { events, memory: next, forgotten };
+	return { events, change };
 }
 
 /** The requests changed last (by `updated_at`); what changed is not known from one read. */
@@ -165,7 +164,7 @@ function samples(first: { requests?: BookingRequest[]; now: number }): RequestUp
 	});
 }
 
-export const requestUpdated: EventKind<RequestUpdatedEvent> = {
+export const requestUpdated: EventKind<RequestUpdatedEvent, UpdatesMemory, UpdatesState, UpdatesChange> = {
 	value: 'requestUpdated',
 	name: 'request.updated',
 	letter: 'u',
@@ -182,8 +181,8 @@ export const requestUpdated: EventKind<RequestUpdatedEvent> = {
 	// The request window tells which requests are new (New Request), so that a creation is never an update.
 	windows: () => ['requests'],
 	judges: [],
-	memory: memory as EventMemory,
-	reads: (input) => input.settings.updates && readWatched(input, input.read, input.settings.updates.watchNewest, (input.memory as UpdatesMemory | undefined)?.cursor),
+	memory,
+	reads: (input) => input.settings.updates && readWatched(input, input.read, input.settings.updates.watchNewest, input.memory?.cursor),
 	watch,
 	item: (event, options, formNames): IDataObject => ({
 		...requestItem(event, options, formNames),

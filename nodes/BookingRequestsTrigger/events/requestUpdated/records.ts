@@ -13,22 +13,19 @@
  * gets a new id each time. What `previous` reports (the earlier status, lead status, completion and
  * contact) is what a record keeps; the rest is hashes.
  *
- * A memory kept from poll to poll (poll/keptMemory.ts) keeps its stored form until a record changes (then
- * writes only the records from the lowest change up, the rest cut from the stored form: splicedColumns.ts), and
+ * A memory kept from poll to poll (poll/memory.ts) keeps its stored form until a record changes, and
  * remembers in this process only what it read last of each request (`updated_at`, a fingerprint of the
- * contact, the fields read as one string), so that an unchanged request costs no hash and no cipher. The form before 0.2 (one
- * comma-separated string of records with 8-character codes) is read and written again in this one.
+ * contact, the fields read as one string), so that an unchanged request costs no hash and no cipher. The
+ * form before 0.2 (one comma-separated string of records with 8-character codes) is read and written
+ * again in this one.
  */
 import { codeOf, sha256Base64url } from '../../state/keySet';
-import { OverlayMap } from '../../state/overlayMap';
 import { decodeNumber, encodeNumber } from '../../state/numbers';
 import { sealedContactIs, unseal, unsealLegacy } from './contactSeal';
 import type { Contact, Watched } from './fields';
 import { CONTACT_FIELDS } from './fields';
 import type { RecordColumns, RecordRow } from './recordColumns';
 import { ID_LENGTH, parseColumns, toColumns } from './recordColumns';
-import type { StoredColumns } from './splicedColumns';
-import { splicedColumns } from './splicedColumns';
 
 export interface UpdatesState extends Partial<RecordColumns> {
 	/** Server time Request Updated started watching (its first poll remembers without reporting). */
@@ -178,29 +175,16 @@ type Entry = { code: string; record: WatchedRecord };
 /** The order of the stored rows: highest rank first, then by id code. */
 const byPlace = (a: Entry, b: Entry) => b.record.rank - a.record.rank || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 
-/** A stored form, and whether its rows are in the order `encode` writes them (only then can a write start from it). */
-type Stored = StoredColumns & { inOrder: boolean };
-
-/**
- * A stored form that still holds the records ranked below `top` (nothing at or above it is known to
- * be as stored) and above `cut` (the oldest, at or below it, were forgotten): the next write keeps
- * their text (splicedColumns.ts) and writes only the records from `top` up.
- */
-interface Edited {
-	base: Stored;
-	top: number;
-	cut: number;
-}
-
-/** Ranks a stored form holds as they are (5 characters): outside, a record is written whole. */
-const STORED_RANKS = 64 ** 5;
-
-function inOrder(rows: RecordRow[]): boolean {
-	for (let i = 1; i < rows.length; i++) {
-		const [a, b] = [rows[i - 1], rows[i]];
-		if (a.rank < b.rank || (a.rank === b.rank && a.id >= b.id)) return false;
-	}
-	return true;
+/** What a poll changes in the records (changes.ts decides it, `UpdatesMemory.apply` applies it). */
+export interface UpdatesChange {
+	/** Request Updated starts watching at this server time (its first poll). */
+	from?: number;
+	/** Where the next poll's rotation starts (set when this poll's rotation moved). */
+	rotation?: { cursor: number | undefined };
+	/** Each request read, with the record it replaces (found by code and rank before the poll). */
+	records: Array<{ id: string; record: WatchedRecord; replaces?: WatchedRecord }>;
+	/** The requests below this rank left the watched range: forgotten (after the records above are set). */
+	forgetBelow?: number;
 }
 
 /** The watched requests this trigger has read, by id code (and rank). */
@@ -208,28 +192,11 @@ export class UpdatesMemory {
 	cursor: number | undefined;
 	/** Undefined for a memory that starts in this poll. */
 	from: number | undefined;
-	/**
-	 * Records by id code: one, or the few whose codes collide (told apart by rank). Shared with the copies
-	 * of this memory, each copying only what it changes (a quiet poll changes none).
-	 */
-	private records = new OverlayMap<WatchedRecord | WatchedRecord[]>();
+	/** Records by id code: one, or the few whose codes collide (told apart by rank). */
+	private readonly records = new Map<string, WatchedRecord | WatchedRecord[]>();
 	private count = 0;
-	/** The stored form of these records, while none changed since it was written or read. */
-	private stored: Stored | undefined;
-	/** Once a record changed: the stored form before, and which of its records still hold. */
-	private edited: Edited | undefined;
-
-	/** A copy to change (the memory a poll starts from is never changed). */
-	clone(): UpdatesMemory {
-		const copy = new UpdatesMemory();
-		copy.cursor = this.cursor;
-		copy.from = this.from;
-		copy.records = this.records.copy();
-		copy.count = this.count;
-		copy.stored = this.stored;
-		copy.edited = this.edited && { ...this.edited };
-		return copy;
-	}
+	/** The stored form of these records while none changed since it was read or written (a quiet poll writes none again). */
+	private stored: ReturnType<typeof toColumns> | undefined;
 
 	static decode(state: UpdatesState | undefined): UpdatesMemory {
 		const memory = new UpdatesMemory();
@@ -239,7 +206,7 @@ export class UpdatesMemory {
 		memory.from = state.from;
 		for (const row of rows) memory.add(row.id, recordOfRow(row));
 		// Read in the compact form: it stays the stored form until a record changes.
-		if (state.records === undefined) memory.stored = { ...toColumns(rows), inOrder: inOrder(rows) };
+		if (state.records === undefined) memory.stored = toColumns(rows);
 		return memory;
 	}
 
@@ -262,50 +229,49 @@ export class UpdatesMemory {
 		return this.entryOf(idCode(id), rank);
 	}
 
-	/** Calls `visit` with each record (a forEach: no iterator or entry to allocate for each of 5,000). */
-	private eachRecord(visit: (code: string, record: WatchedRecord) => void): void {
-		this.records.forEach((held, code) => {
-			if (!Array.isArray(held)) visit(code, held);
-			else for (const record of held) visit(code, record);
-		});
+	private entries(): Entry[] {
+		const entries: Entry[] = [];
+		for (const [code, held] of this.records) {
+			if (!Array.isArray(held)) entries.push({ code, record: held });
+			else for (const record of held) entries.push({ code, record });
+		}
+		return entries;
 	}
 
 	private add(code: string, record: WatchedRecord): void {
-		const { records } = this;
-		const held = records.get(code);
-		records.set(code, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
+		const held = this.records.get(code);
+		this.records.set(code, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
 		this.count++;
 	}
 
 	private remove(code: string, record: WatchedRecord): void {
-		const { records } = this;
-		const held = records.get(code) as WatchedRecord | WatchedRecord[];
-		const rest = (Array.isArray(held) ? held : [held]).filter((candidate) => candidate !== record);
-		if (rest.length === 0) records.delete(code);
-		else records.set(code, rest.length === 1 ? rest[0] : rest);
+		const held = this.records.get(code);
+		const candidates = held === undefined ? [] : Array.isArray(held) ? held : [held];
+		const rest = candidates.filter((candidate) => candidate !== record);
+		if (rest.length === candidates.length) return;
+		if (rest.length === 0) this.records.delete(code);
+		else this.records.set(code, rest.length === 1 ? rest[0] : rest);
 		this.count--;
+		this.stored = undefined;
+	}
+
+	/** Applies a poll's change; returns how many requests it forgot (they left the watched range). */
+	apply(change: UpdatesChange): number {
+		if (change.from !== undefined) this.from = change.from;
+		if (change.rotation) this.cursor = change.rotation.cursor;
+		for (const { id, record, replaces } of change.records) this.set(id, record, replaces);
+		return change.forgetBelow === undefined ? 0 : this.forgetBelow(change.forgetBelow);
 	}
 
 	/** Remembers what was read of request `id` (replacing its record, found by code and rank as read before). */
-	set(id: string, record: WatchedRecord, previous?: WatchedRecord): void {
+	private set(id: string, record: WatchedRecord, previous?: WatchedRecord): void {
 		const code = idCode(id);
 		const known = previous ?? this.entryOf(code, record.rank);
 		// The same stored record (what this process read besides may be newer): the stored form holds.
-		const same = known !== undefined && sameRecord(known, record);
+		const stored = known !== undefined && sameRecord(known, record) ? this.stored : undefined;
 		if (known) this.remove(code, known);
 		this.add(code, record);
-		if (same) return;
-		this.changed({ top: record.rank });
-		if (known) this.changed({ top: known.rank });
-	}
-
-	/** The stored form no longer holds the records at or above `top`, or at or below `cut`. */
-	private changed(place: { top?: number; cut?: number }): void {
-		if (this.stored) this.edited = this.stored.inOrder ? { base: this.stored, top: Infinity, cut: -Infinity } : undefined;
-		this.stored = undefined;
-		if (!this.edited) return;
-		if (place.top !== undefined) this.edited.top = Math.min(this.edited.top, place.top);
-		if (place.cut !== undefined) this.edited.cut = Math.max(this.edited.cut, place.cut);
+		this.stored = stored;
 	}
 
 	/**
@@ -313,15 +279,9 @@ export class UpdatesMemory {
 	 * record read in the edge may be below it only by its rank as read (rows committed late below it since
 	 * raised it): kept until RANK_SLACK below, or until read again.
 	 */
-	forgetBelow(rank: number): number {
-		const gone: Entry[] = [];
-		this.eachRecord((code, record) => {
-			if (record.rank < (record.edge === true ? rank - RANK_SLACK : rank)) gone.push({ code, record });
-		});
-		for (const { code, record } of gone) {
-			this.remove(code, record);
-			this.changed({ cut: record.rank });
-		}
+	private forgetBelow(rank: number): number {
+		const gone = this.entries().filter(({ record }) => record.rank < (record.edge === true ? rank - RANK_SLACK : rank));
+		for (const { code, record } of gone) this.remove(code, record);
 		return gone.length;
 	}
 
@@ -340,39 +300,8 @@ export class UpdatesMemory {
 		return contact ? { contact, reseal: false, print: contactPrint(contact) } : { contact, reseal: true };
 	}
 
-	/** The records from the edit's `top` up written, the rest kept from its stored form; undefined when it does not fit. */
-	private spliced(edited: Edited): Stored | undefined {
-		const head: Entry[] = [];
-		const edge: Entry[] = [];
-		let count = 0;
-		let fits = true;
-		this.eachRecord((code, record) => {
-			const { rank } = record;
-			if (!Number.isInteger(rank) || rank < 0 || rank >= STORED_RANKS || rank <= edited.cut) fits = false;
-			else if (rank >= edited.top) head.push({ code, record });
-			else {
-				count++;
-				if (record.edge === true) edge.push({ code, record });
-			}
-		});
-		if (!fits) return undefined;
-		const rows = head.sort(byPlace).map(({ code, record }) => rowOfRecord(code, record));
-		const kept = { top: edited.top, cut: edited.cut, count, edge: edge.sort(byPlace).map(({ code }) => code) };
-		const columns = splicedColumns(edited.base, rows, kept);
-		return columns && { ...columns, inOrder: true };
-	}
-
-	/** All the records written. */
-	private written(): Stored {
-		const entries: Entry[] = [];
-		this.eachRecord((code, record) => entries.push({ code, record }));
-		entries.sort(byPlace);
-		return { ...toColumns(entries.map(({ code, record }) => rowOfRecord(code, record))), inOrder: true };
-	}
-
 	encode(from: number): UpdatesState {
-		if (!this.stored) this.stored = (this.edited && this.spliced(this.edited)) ?? this.written();
-		this.edited = undefined;
+		this.stored ??= toColumns(this.entries().sort(byPlace).map(({ code, record }) => rowOfRecord(code, record)));
 		const { columns, values } = this.stored;
 		return { from, ...(this.cursor !== undefined ? { cursor: this.cursor } : {}), values, ...columns };
 	}

@@ -23,7 +23,7 @@ export interface WatchedReads {
  * Reads the older pages of the watched range; returns where the next poll goes on, or undefined when
  * the rotation did not move (nothing to read beyond page 1, or no call left).
  */
-export function* readWatched(view: Pick<OwnReads, 'latestOfPage'>, gate: ReadGate, watchNewest: number, cursor: number | undefined): Plan<WatchedReads | undefined> {
+export function* readWatched(view: Pick<OwnReads<unknown>, 'latestOfPage'>, gate: ReadGate, watchNewest: number, cursor: number | undefined): Plan<WatchedReads | undefined> {
 	const first = view.latestOfPage('requests', 1);
 	if (!first || first.total === undefined) return undefined;
 	const { perPage, total } = first;

@@ -23,7 +23,7 @@
 import fc from 'fast-check';
 import { test } from '@fast-check/jest';
 
-import { forgetKeptMemories, keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import { forgetKeptMemories, keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/memory';
 import type { BookingSession } from '../../../../nodes/shared/types';
 import type { LogEntry } from '../../../support/triggerWorld';
 import { makeSettings, MIN, resetCustomers, resetIds, Runner, World } from '../../../support/triggerWorld';

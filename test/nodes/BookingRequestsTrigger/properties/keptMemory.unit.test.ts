@@ -1,6 +1,6 @@
 /**
  * Property: the memory a published trigger keeps between its polls changes nothing
- * (nodes/BookingRequestsTrigger/poll/keptMemory.ts). Each generated program (test/support/triggerDiff.ts:
+ * (nodes/BookingRequestsTrigger/poll/memory.ts). Each generated program (test/support/triggerDiff.ts:
  * the programs of the other properties, with n8n restarts, parameter changes and Fetch Test Event put
  * between their steps; lost saves and rolled-back states are the programs' own) runs through the
  * trigger that keeps its memory and through the trigger that decodes the stored state at every poll:
@@ -18,7 +18,7 @@ import { test } from '@fast-check/jest';
 import type { DiffProgram } from '../../../support/triggerDiff';
 import { diffProgramArb, runBoth } from '../../../support/triggerDiff';
 import { fuzzParams } from '../../../support/triggerFuzz';
-import { keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/keptMemory';
+import { keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/memory';
 
 jest.setTimeout(600_000);
 

@@ -43,8 +43,9 @@ class Watcher {
 	poll(pages: PageObservation[], now: number, passed: (r: BookingRequest) => boolean = () => true): Array<Omit<RequestChange, 'version'> & { eventId: string }> {
 		const memory = UpdatesMemory.decode(this.state);
 		const from = memory.from ?? now;
-		const { changes, memory: next } = detectUpdates({ memory, pages, passed, since: from, now, baseline: memory.from === undefined, settings: this.settings });
-		this.state = JSON.parse(JSON.stringify(next.encode(from))) as UpdatesState;
+		const { changes, records } = detectUpdates({ memory, pages, passed, since: from, now, baseline: memory.from === undefined, settings: this.settings });
+		memory.apply(records);
+		this.state = JSON.parse(JSON.stringify(memory.encode(from))) as UpdatesState;
 		expect(isUpdatesState(this.state)).toBe(true);
 		return changes.map(({ version, ...change }) => ({ ...change, eventId: updatedEventId(change.request.id, version) }));
 	}
