@@ -11,7 +11,7 @@ import { resolveTarget } from '../shared/transport/request';
 import { assertUuid } from '../shared/validation';
 import { EVENT_KINDS, eventLetters } from './events';
 import type { ParameterInput } from './events/kind';
-import type { TriggerSettings } from './model/settings';
+import type { TriggerSettings } from './events';
 import type { PollParameters } from './poll/activePoll';
 
 /** The selected events, checked: at least one. */

@@ -22,7 +22,7 @@
  *   at most 30 days before, the latest one).
  */
 import { customerKeys } from '../../nodes/shared/customer';
-import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import type { TriggerState } from '../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import { DAY_MS } from '../../nodes/BookingRequestsTrigger/state/seen';

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 
-import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import type { WatchGroup } from '../../nodes/BookingRequestsTrigger/events/requestUpdated/fields';
 import type { Activity, ContactKind, FuzzSettings, Program, RequestChangeSpec, Step } from './triggerProgram';
 import { DAY, FORMS } from './triggerProgram';

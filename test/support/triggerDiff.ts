@@ -13,7 +13,7 @@ import fc from 'fast-check';
 
 import { eventLetters, pickSamples } from '../../nodes/BookingRequestsTrigger/events';
 import { WATCH_GROUPS } from '../../nodes/BookingRequestsTrigger/events/requestUpdated/fields';
-import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import { forgetKeptMemories } from '../../nodes/BookingRequestsTrigger/poll/memory';
 import { readFirstPages } from '../../nodes/BookingRequestsTrigger/poll/testEvent';

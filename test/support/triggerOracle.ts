@@ -20,7 +20,7 @@
  * Violations are tagged so that each property checks its own part.
  */
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
-import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
 import type { Period, PollRecord, Program, RequestHistory, RequestVersion, Run, SessionHistory } from './triggerProgram';
 import { DAY, VERSION_FIELDS } from './triggerProgram';

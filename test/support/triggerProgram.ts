@@ -20,7 +20,7 @@
 import { listsFor } from '../../nodes/BookingRequestsTrigger/events';
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { ListItem } from '../../nodes/BookingRequestsTrigger/model/pages';
-import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import type { PollOptions } from '../../nodes/BookingRequestsTrigger/poll/engine';

@@ -10,11 +10,11 @@ import { mulberry32 } from '../../sandbox/rng';
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { ListItem, ListName } from '../../nodes/BookingRequestsTrigger/model/pages';
-import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
 import type { PollOptions, PollResult } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
-import { eventLetters, listsFor } from '../../nodes/BookingRequestsTrigger/events';
+import { eventLetters, listsFor, windowOffsets } from '../../nodes/BookingRequestsTrigger/events';
 import type { Forgotten, ReadInput } from '../../nodes/BookingRequestsTrigger/poll/memory';
 import { applyChanges, putBack, takeMemory, writeState } from '../../nodes/BookingRequestsTrigger/poll/memory';
 import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
@@ -179,7 +179,7 @@ export async function pollState(
 
 /** How the node reads the stored state with these settings (poll/activePoll.ts), without a credential. */
 export function readInputOf(settings: TriggerSettings): ReadInput {
-	return { expect: { fingerprint: settings.fingerprint, lists: listsFor(settings), selection: { events: eventLetters(settings), abandonedAfterMs: settings.abandonedAfterMs } }, settings };
+	return { expect: { fingerprint: settings.fingerprint, lists: listsFor(settings), selection: { events: eventLetters(settings), offsets: windowOffsets(settings) } }, settings };
 }
 
 /** One poll as the published node runs it: the memory kept under `key` when the state is the one it wrote, else decoded. */

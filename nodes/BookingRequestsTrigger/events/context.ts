@@ -7,14 +7,14 @@
 import { draftContact } from '../../shared/output/session';
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import type { Reminder } from '../state/customers';
-import { BookedMemory, customerCodes, RemindedMemory, sharedPhoneCodes } from '../state/customers';
+import { customerCodes, RemindedMemory } from '../state/customers';
 import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
 import type { EventBase } from '../model/event';
 import type { CustomerAdds, CustomerMemories } from '../state/decoded';
-import { NewestBookings } from './newestBookings';
+import { BookedMemory, bookingsRead } from './skipBooked';
 import type { PageObservation } from '../model/pages';
-import { readBounds, requestsRead, sortTime } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
+import { readBounds, requestsRead } from '../model/pages';
+import type { SettingsOf } from '../model/settings';
 import type { Candidate } from '../windows/window';
 
 export interface Decision<E extends EventBase = EventBase> extends CustomerAdds {
@@ -49,21 +49,6 @@ export function sessionCodes(session: BookingSession, request: BookingRequest | 
 	return [...codes];
 }
 
-/** The phones found shared in a poll's pages, and the pages as they were then (a poll may read more after). */
-const SHARED_IN_PAGES = new WeakMap<PageObservation[], { pages: PageObservation[]; codes: Set<string> }>();
-
-/**
- * Phones shared by many customers in the bookings this poll read (they identify nobody). The judges and
- * the next memory both ask: found once while the pages read are the same (each gets its own set).
- */
-export function sharedInPoll(pages: PageObservation[]): Set<string> {
-	const found = SHARED_IN_PAGES.get(pages);
-	if (found && found.pages.length === pages.length && found.pages.every((page, i) => page === pages[i])) return new Set(found.codes);
-	const codes = sharedPhoneCodes(requestsRead<BookingRequest>(pages));
-	SHARED_IN_PAGES.set(pages, { pages: [...pages], codes });
-	return new Set(codes);
-}
-
 /**
  * The customers' memory as the decisions of one poll see it: the memory decoded at the start, read
  * only, plus what the poll's decisions added so far.
@@ -73,18 +58,15 @@ export class DecisionMemory {
 	private readonly bookedNow = new BookedMemory();
 	private readonly remindedNow = new RemindedMemory();
 
-	private sharedFound: Set<string> | undefined;
-
 	constructor(
 		private readonly saved: CustomerMemories,
-		/** Phone codes found shared in this poll's bookings; asked for once, when a judge first needs them (a quiet poll judges nobody). */
-		private readonly sharedNow: () => Set<string> = () => new Set(),
+		/** Phone codes found shared in this poll's bookings. */
+		private readonly sharedNow: ReadonlySet<string> = new Set(),
 	) {}
 
 	/** The customer key codes that identify someone: without phones shared by many customers. */
 	identity(codes: string[]): string[] {
-		const sharedNow = (this.sharedFound ??= this.sharedNow());
-		return codes.filter((code) => !sharedNow.has(code) && !this.saved.shared.hasCode(code));
+		return codes.filter((code) => !this.sharedNow.has(code) && !this.saved.shared.hasCode(code));
 	}
 
 	/** Whether the session was seen abandoned within SEEN_RETENTION_DAYS before `at` (its event time). */
@@ -119,41 +101,28 @@ export class DecisionMemory {
 	}
 }
 
-/** The bookings this poll read, created up to its `now`: per customer key code the newest `created_at`, and by id. */
+/** The bookings this poll read: by id, and (worked out when first asked) per customer key code the newest `created_at` up to its now. */
 export interface BookingsInPoll {
-	readonly newest: Map<string, number>;
+	readonly newest: ReadonlyMap<string, number>;
 	byId: Map<string, BookingRequest>;
 }
 
-function newestByCode(requests: BookingRequest[], now: number, identity: (codes: string[]) => string[]): Map<string, number> {
-	const newest = new Map<string, number>();
-	for (const request of requests) {
-		const at = sortTime('requests', request);
-		if (at === null || at > now) continue;
-		for (const code of identity(requestCodes(request))) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
-	}
-	return newest;
-}
-
-/** `identity` is asked only when `newest` is first read: what it answers must not change during the poll. */
-export function bookingsInPoll(pages: PageObservation[], now: number, identity: (codes: string[]) => string[] = (codes) => codes): BookingsInPoll {
-	const requests = requestsRead<BookingRequest>(pages);
+function bookingsInPoll(pages: PageObservation[], now: number, identity: (codes: string[]) => string[]): BookingsInPoll {
 	const byId = new Map<string, BookingRequest>();
-	for (const request of requests) byId.set(request.id, request);
+	for (const request of requestsRead<BookingRequest>(pages)) byId.set(request.id, request);
 	let newest: Map<string, number> | undefined;
 	return {
 		byId,
-		// The customers' codes (a hash per e-mail and phone) only when read: a baseline reads them all; the
-		// judges ask NewestBookings instead, which hashes only as far back as their questions go.
+		// A hash per e-mail and phone: only in a poll that judges a draft (a quiet poll judges none).
 		get newest() {
-			return (newest ??= newestByCode(requests, now, identity));
+			return (newest ??= bookingsRead(pages, now, identity));
 		},
 	};
 }
 
 /** What every judge of one poll shares. */
-export interface JudgeContext {
-	settings: TriggerSettings;
+export interface JudgeContext<O = unknown> {
+	settings: SettingsOf<O>;
 	memory: DecisionMemory;
 	/** The events' own memories before this poll, by slot (events/*: `memory`); read only. */
 	memories: Readonly<Record<string, unknown>>;
@@ -163,18 +132,13 @@ export interface JudgeContext {
 	 * request created up to EDGE_WINDOW_MS before may have been committed after that read.
 	 */
 	requestsReadAt: number | undefined;
-	/** Whether a customer with any of these codes booked at or after `since` (memory or this poll). */
-	bookedSince(codes: string[], since: number): boolean;
 }
 
-export function judgeContext(input: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>>; pages: PageObservation[]; now: number; settings: TriggerSettings }): JudgeContext {
+export function judgeContext<O>(input: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>>; pages: PageObservation[]; now: number; settings: SettingsOf<O>; shared: ReadonlySet<string> }): JudgeContext<O> {
 	const { customers, pages, now, settings } = input;
-	const memory = new DecisionMemory(customers, () => sharedInPoll(pages));
-	const identity = (codes: string[]) => memory.identity(codes);
-	const bookings = bookingsInPoll(pages, now, identity);
-	const inPoll = new NewestBookings(requestsRead<BookingRequest>(pages), now, (request) => identity(requestCodes(request)));
-	const bookedSince = (codes: string[], since: number): boolean => (memory.newestBooking(codes) ?? -Infinity) >= since || inPoll.bookedSince(codes, since);
+	const memory = new DecisionMemory(customers, input.shared);
+	const bookings = bookingsInPoll(pages, now, (codes) => memory.identity(codes));
 	const firstRead = pages.find((page) => page.list === 'requests' && page.page === 1);
 	const requestsReadAt = firstRead && readBounds(pages, now).get(firstRead.seq);
-	return { settings, memory, memories: input.memories, bookings, requestsReadAt, bookedSince };
+	return { settings, memory, memories: input.memories, bookings, requestsReadAt };
 }

@@ -5,19 +5,39 @@
 import type { BookingRequest, BookingSession } from '../../shared/types';
 import type { EventBase } from '../model/event';
 import type { ListName } from '../model/pages';
-import type { EventValue, TriggerSettings } from '../model/settings';
-import { windowKind } from '../windows';
+import type { BaseSettings } from '../model/settings';
+import { WINDOW_KINDS, windowKind } from '../windows';
 import type { EventKind } from './kind';
 import type { RequestCreatedEvent } from './requestCreated';
 import { requestCreated } from './requestCreated';
-import type { RequestUpdatedEvent } from './requestUpdated';
+import type { RequestUpdatedEvent, UpdatedSettings } from './requestUpdated';
 import { requestUpdated } from './requestUpdated';
-import type { SessionAbandonedEvent } from './sessionAbandoned';
+import type { AbandonedSettings, SessionAbandonedEvent } from './sessionAbandoned';
 import { sessionAbandoned } from './sessionAbandoned';
-import type { SessionCompletedEvent } from './sessionCompleted';
+import type { CompletedSettings, SessionCompletedEvent } from './sessionCompleted';
 import { sessionCompleted } from './sessionCompleted';
+import type { SkipBookedSettings } from './skipBooked';
 
-export const EVENT_KINDS: readonly EventKind[] = [sessionAbandoned, sessionCompleted, requestCreated, requestUpdated];
+/**
+ * The registry, checked when it loads: each event's value, letter (the state's record of the selected
+ * events) and memory slot (its key in the state) are its own.
+ */
+export function checkedKinds(kinds: readonly EventKind[]): readonly EventKind[] {
+	const slots = kinds.flatMap((kind) => (kind.memory ? [kind.memory.slot] : []));
+	for (const [what, values] of [['value', kinds.map((kind) => kind.value)], ['name', kinds.map((kind) => kind.name)], ['letter', kinds.map((kind) => kind.letter)], ['memory slot', slots]] as const) {
+		const twice = values.find((value, i) => values.indexOf(value) !== i);
+		if (twice !== undefined) throw new Error(`Booking Requests Trigger: two events declare the ${what} "${twice}"`);
+	}
+	return kinds;
+}
+
+export const EVENT_KINDS = checkedKinds([sessionAbandoned, sessionCompleted, requestCreated, requestUpdated]);
+
+/** The values of the node's Events parameter. */
+export type EventValue = 'sessionAbandoned' | 'sessionCompleted' | 'requestCreated' | 'requestUpdated';
+
+/** The settings of a poll: what every poll has, and each event's own options (the type its `read` returns). */
+export type TriggerSettings = BaseSettings & { events: Readonly<Partial<Record<EventValue, boolean>>> } & AbandonedSettings & SkipBookedSettings & CompletedSettings & UpdatedSettings;
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
 /** A union whose members also read the others' fields (as undefined), so that code over any event can ask for them. */
@@ -42,6 +62,11 @@ export function selectedKinds(settings: TriggerSettings): EventKind[] {
 /** The events that judge a window's candidates, in EVENT_KINDS order (each gives a decision per candidate). */
 export function judgesOf(window: string): EventKind[] {
 	return EVENT_KINDS.filter((kind) => (kind.judges as readonly string[]).includes(window) && kind.judge !== undefined);
+}
+
+/** Each window's offset: the event time of its items after their sort time, as the event that judges it says (events/*: `offset`). */
+export function windowOffsets(settings: TriggerSettings): Record<string, number> {
+	return Object.fromEntries(WINDOW_KINDS.map((window) => [window.name, judgesOf(window.name).reduce((offset, kind) => offset || (kind.offset?.(settings) ?? 0), 0)]));
 }
 
 /** The windows the selected events need read. */

@@ -11,7 +11,7 @@ import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import type { BookingSession } from '../../shared/types';
 import type { EventBase } from '../model/event';
 import type { ListName, PageObservation, Plan, ReadGate } from '../model/pages';
-import type { EventValue, TriggerSettings } from '../model/settings';
+import type { SettingsOf } from '../model/settings';
 import type { FormNames, ItemOptions } from '../output/itemFields';
 import type { FirstPages } from '../output/samples';
 import type { WindowName } from '../windows';
@@ -26,14 +26,14 @@ export interface ParameterInput {
 	/** The Options collection. */
 	options: IDataObject;
 	/** The selected events (settings.events). */
-	events: TriggerSettings['events'];
+	events: Readonly<Partial<Record<string, boolean>>>;
 	/** The Form filter (a form id), when set. */
 	formId: string | undefined;
 }
 
-/** What an event's options add to the settings and to how items are shaped. */
-export interface SettingsPart {
-	settings?: Partial<TriggerSettings>;
+/** What an event's options add to the settings (its own options, `O`) and to how items are shaped. */
+export interface SettingsPart<O> {
+	settings?: O;
 	output?: Partial<Omit<ItemOptions, 'now' | 'simplify'>>;
 }
 
@@ -51,16 +51,16 @@ export interface EventMemory<M, S, C> {
 }
 
 /** What an event's own reads (`reads`) see of the poll: the pages read so far, and the gate for more. */
-export interface OwnReads<M> {
+export interface OwnReads<M, O = unknown> {
 	latestOfPage(list: ListName, page: number): PageObservation | undefined;
 	read: ReadGate;
-	settings: TriggerSettings;
+	settings: SettingsOf<O>;
 	/** The event's memory before this poll (undefined: none yet). */
 	memory: M | undefined;
 }
 
 /** What an event's `watch` gets: every page read, after the windows moved on. */
-export interface WatchInput<M> {
+export interface WatchInput<M, O = unknown> {
 	/** The event's memory before this poll (decoded; an empty one at its first poll). */
 	memory: M;
 	pages: PageObservation[];
@@ -69,7 +69,7 @@ export interface WatchInput<M> {
 	/** What its own reads found (`reads`: where Request Updated's rotation goes on). */
 	reads: unknown;
 	now: number;
-	settings: TriggerSettings;
+	settings: SettingsOf<O>;
 }
 
 export interface WatchResult<E extends EventBase, C> {
@@ -78,10 +78,14 @@ export interface WatchResult<E extends EventBase, C> {
 	change: C;
 }
 
+/**
+ * An event: `E` its event type, `O` its own options (what its `read` returns; its functions see them with
+ * what every poll has), `M` its own memory, `S` that memory's stored form, `C` what a poll changes in it.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export interface EventKind<E extends EventBase = EventBase, M = any, S = any, C = any> {
-	/** The node's Events value (and its flag in `TriggerSettings.events`). */
-	value: EventValue;
+export interface EventKind<E extends EventBase = EventBase, O = any, M = any, S = any, C = any> {
+	/** The node's Events value (and its flag in `settings.events`). */
+	value: string;
 	/** The item's `event`. */
 	name: E['event'];
 	/** Its letter in the state's record of the selected events. */
@@ -98,16 +102,18 @@ export interface EventKind<E extends EventBase = EventBase, M = any, S = any, C 
 	/** Its entries in the Options collection (likewise). */
 	options?: readonly INodeProperties[];
 	/** How its parameters are read, checked (every poll, selected or not). */
-	read?(input: ParameterInput): SettingsPart;
+	read?(input: ParameterInput): SettingsPart<O>;
 	/** The windows this event needs read when it is selected. */
-	windows(settings: TriggerSettings): WindowName[];
+	windows(settings: SettingsOf<O>): WindowName[];
+	/** The event time of the items of the windows it judges, after their sort time (Session Abandoned's delay); 0 when absent. */
+	offset?(settings: SettingsOf<O>): number;
 	/**
 	 * The windows whose candidates this event judges: also when it is not selected, for the memory it
 	 * keeps (a session seen abandoned makes a later completion `recovered`). Several events may judge
 	 * one window (a decision each per candidate).
 	 */
 	judges: readonly WindowName[];
-	judge?(candidate: Candidate, context: JudgeContext): Decision<E>;
+	judge?(candidate: Candidate, context: JudgeContext<O>): Decision<E>;
 	/**
 	 * What the poll's handled decisions change in its own memory (an event that judges a window and keeps
 	 * a memory of its own: the judge reads it in `JudgeContext.memories`). `judgedUpTo`: the event time
@@ -119,13 +125,13 @@ export interface EventKind<E extends EventBase = EventBase, M = any, S = any, C 
 	/** Its own memory, kept while it is selected. */
 	memory?: EventMemory<M, S, C>;
 	/** Pages of its own, read after the windows' (Request Updated's rotation): what it found; undefined: none to read. */
-	reads?(input: OwnReads<M>): Plan<unknown> | undefined;
+	reads?(input: OwnReads<M, O>): Plan<unknown> | undefined;
 	/** A rule over the pages read instead of a window (Request Updated), after the windows moved on. */
-	watch?(input: WatchInput<M>): WatchResult<E, C>;
+	watch?(input: WatchInput<M, O>): WatchResult<E, C>;
 	/** The completed session whose booking request its item may need (poll/attach.ts reads it when the item options ask). */
 	attachTo?(event: E): BookingSession | undefined;
 	/** The event's item (Simplify on or off). */
 	item(event: E, options: ItemOptions, formNames: FormNames): IDataObject;
 	/** Fetch Test Event: up to SAMPLES_PER_EVENT recent examples from page 1 of the lists. */
-	samples(first: FirstPages, settings: TriggerSettings): E[];
+	samples(first: FirstPages, settings: SettingsOf<O>): E[];
 }

@@ -2,38 +2,58 @@
  * Session Abandoned: a session with no booking request whose last activity (`updated_at`) is older than
  * Abandoned After, judged on the copy read now (a customer who came back has moved above the horizon).
  * Once per session (the seen memory), or once per idle period with Fire Again If Reabandoned; with Skip
- * Customers Who Booked not for a customer who booked since starting the draft; with the cooldown not
- * twice for one customer within it. Event time: `updated_at` + the delay.
+ * Customers Who Booked (skipBooked.ts) not for a customer who booked since starting the draft; with the
+ * cooldown not twice for one customer within it.
+ *
+ * The delay, in one place: "Abandoned After (Minutes)" (`ABANDONED_AFTER`, read by `read`) is the offset
+ * of the windows this event judges (`offset`): the horizon reads the sessions whose last activity plus it
+ * has passed (windows/horizon.ts), and their event time is `updated_at` + the delay.
  */
 import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { draftContact, hasEmail, isCompleted } from '../../shared/output/session';
 import type { BookingSession } from '../../shared/types';
-import { timestampMs } from '../../shared/utils';
 import type { Reminder } from '../state/customers';
 import { customerCodes } from '../state/customers';
 import type { EventBase } from '../model/event';
 import { sortTime } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
-import { skipsBooked } from '../model/settings';
+import type { SettingsOf } from '../model/settings';
+import type { SkipBookedSettings } from './skipBooked';
+import { bookedSinceDraft, readSkipBooked, SKIP_IF_BOOKED, skipsBooked } from './skipBooked';
 import type { Candidate } from '../windows/window';
 import { SESSION_ITEM_FIELDS, sessionItem } from '../output/itemFields';
 import { contactRank, ranked, SAMPLES_PER_EVENT } from '../output/samples';
 import type { Decision, JudgeContext } from './context';
 import type { EventKind, ParameterInput, SettingsPart } from './kind';
 
+/** Session Abandoned's options (and Skip Customers Who Booked's, which it shows). */
+export interface AbandonedSettings extends SkipBookedSettings {
+	/** "Abandoned After (Minutes)", in ms. */
+	abandonedAfterMs: number;
+	fireAgainIfReabandoned: boolean;
+	/** "Remind a Customer At Most Once Every (Days)", in ms: 0 or absent = off. */
+	customerCooldownMs?: number;
+	/**
+	 * "Only Sessions With an E-Mail": an idle session without an e-mail is no Session Abandoned, so it
+	 * is no reminder either (no cooldown starts, a later completion is no recovery from it).
+	 */
+	onlyWithEmail?: boolean;
+}
+
+type Settings = SettingsOf<AbandonedSettings>;
+
 /**
  * Customers reported abandoned are remembered whenever Session Abandoned is on, read or not (by the
  * cooldown, by `recovered`): adding Session Completed or the cooldown later then knows who was reminded.
  */
-function keepsReminded(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned;
+function keepsReminded(settings: Settings): boolean {
+	return settings.events.sessionAbandoned === true;
 }
 
 /** Sessions seen abandoned are remembered whenever a session event is on (once per session, `recovered`). */
-function keepsSeen(settings: TriggerSettings): boolean {
-	return settings.events.sessionAbandoned || settings.events.sessionCompleted;
+function keepsSeen(settings: Settings): boolean {
+	return settings.events.sessionAbandoned === true || settings.events.sessionCompleted === true;
 }
 
 export interface SessionAbandonedEvent extends EventBase {
@@ -51,22 +71,21 @@ export function abandonedEventId(sessionId: string, activity: number): string {
  * reminder either (no cooldown starts, a later completion is no recovery from it). The one place of the
  * rule: the judge and the samples apply it, the items do not filter again.
  */
-function leftOutWithoutEmail(session: BookingSession, settings: TriggerSettings): boolean {
+function leftOutWithoutEmail(session: BookingSession, settings: Settings): boolean {
 	return settings.onlyWithEmail === true && !hasEmail(draftContact(session));
 }
 
 /** Whether the customer of this draft is left out: no e-mail, booked since, or reminded within the cooldown. */
-function skipReason(session: BookingSession, codes: string[], candidate: Candidate, context: JudgeContext): Decision['skipped'] {
+function skipReason(session: BookingSession, codes: string[], candidate: Candidate, context: JudgeContext<AbandonedSettings>): Decision['skipped'] {
 	const { settings, memory } = context;
 	if (leftOutWithoutEmail(session, settings)) return 'noEmail';
-	// A booking from before the draft does not count (a returning customer starting a new one).
-	if (skipsBooked(settings) && codes.length > 0 && context.bookedSince(codes, timestampMs(session.created_at) ?? candidate.time)) return 'booked';
+	if (skipsBooked(settings) && bookedSinceDraft(session, codes, context, candidate.time)) return 'booked';
 	const cooldown = settings.customerCooldownMs ?? 0;
 	const last = cooldown > 0 && codes.length > 0 ? memory.lastReminder(codes) : undefined;
 	return last && candidate.at - last.at < cooldown ? 'cooldown' : undefined;
 }
 
-function judge(candidate: Candidate, context: JudgeContext): Decision<SessionAbandonedEvent> {
+function judge(candidate: Candidate, context: JudgeContext<AbandonedSettings>): Decision<SessionAbandonedEvent> {
 	const { settings, memory } = context;
 	const { id, item } = candidate;
 	if (isCompleted(item)) return { candidate };
@@ -94,7 +113,7 @@ function judge(candidate: Candidate, context: JudgeContext): Decision<SessionAba
 }
 
 /** Open sessions with a timestamp (with an e-mail, when asked): with contact details first, then those idle for the delay, then the newest. */
-function samples(first: { sessions?: BookingSession[]; now: number }, settings: TriggerSettings): SessionAbandonedEvent[] {
+function samples(first: { sessions?: BookingSession[]; now: number }, settings: Settings): SessionAbandonedEvent[] {
 	const delay = settings.abandonedAfterMs;
 	const open = (first.sessions ?? []).filter((session) => !isCompleted(session) && sortTime('sessions', session) !== null && !leftOutWithoutEmail(session, settings));
 	const activity = (session: BookingSession) => sortTime('sessions', session) as number;
@@ -114,23 +133,6 @@ export const ABANDONED_AFTER: INodeProperties = {
 	description:
 		'How long a customer must be inactive before an unfinished booking counts as abandoned. Customers still busy are remembered and reported once the time has passed.',
 };
-
-const SKIP_IF_BOOKED_DESCRIPTION =
-	'Whether to send no "Session Abandoned" for a customer who booked after starting the draft (same e-mail or phone), through another session or a booking without a draft, on any form';
-
-// "Skip Customers Who Booked": on in new nodes (version 1.1), off in nodes of version 1, so that
-// existing workflows do not change behaviour silently.
-const SKIP_IF_BOOKED: INodeProperties[] = [
-	{ displayName: 'Skip Customers Who Booked', name: 'skipIfBooked', type: 'boolean', default: false, displayOptions: { show: { '@version': [1] } }, description: SKIP_IF_BOOKED_DESCRIPTION },
-	{
-		displayName: 'Skip Customers Who Booked',
-		name: 'skipIfBooked',
-		type: 'boolean',
-		default: true,
-		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
-		description: SKIP_IF_BOOKED_DESCRIPTION,
-	},
-];
 
 const OPTIONS: INodeProperties[] = [
 	{
@@ -160,7 +162,7 @@ const OPTIONS: INodeProperties[] = [
 ];
 
 /** Abandoned After, Skip Customers Who Booked, the cooldown and the options, checked. */
-function read(input: ParameterInput): SettingsPart {
+function read(input: ParameterInput): SettingsPart<AbandonedSettings> {
 	const { node, options, events } = input;
 	const minutes = Number(input.value('abandonedAfterMinutes', 30));
 	if (!Number.isFinite(minutes) || minutes < 1) {
@@ -170,22 +172,18 @@ function read(input: ParameterInput): SettingsPart {
 	if (!Number.isFinite(cooldownDays) || cooldownDays < 0 || cooldownDays > 30) {
 		throw new NodeOperationError(node, `"Remind a Customer At Most Once Every (Days)" must be between 0 and 30, got ${String(options.customerCooldownDays)}`);
 	}
-	// On in new nodes (1.1), off in nodes of version 1.
-	const skipIfBooked = events.sessionAbandoned && input.value('skipIfBooked', node.typeVersion >= 1.1) === true;
 	return {
 		settings: {
 			abandonedAfterMs: Math.round(minutes * 60_000),
-			skipIfBooked,
+			...readSkipBooked(input),
 			customerCooldownMs: Math.round(cooldownDays * 86_400_000),
 			fireAgainIfReabandoned: options.fireAgainIfReabandoned === true,
 			onlyWithEmail: options.onlyWithEmail === true && events.sessionAbandoned,
-			// Bookings on every form count: with a Form filter the request list is read for every form.
-			...(skipIfBooked && input.formId ? { requestsForm: input.formId } : {}),
 		},
 	};
 }
 
-export const sessionAbandoned: EventKind<SessionAbandonedEvent> = {
+export const sessionAbandoned: EventKind<SessionAbandonedEvent, AbandonedSettings> = {
 	value: 'sessionAbandoned',
 	name: 'session.abandoned',
 	letter: 'a',
@@ -201,6 +199,7 @@ export const sessionAbandoned: EventKind<SessionAbandonedEvent> = {
 	options: OPTIONS,
 	read,
 	windows: (settings) => ['horizon', 'held', ...(skipsBooked(settings) ? (['requests'] as const) : [])],
+	offset: (settings) => settings.abandonedAfterMs,
 	judges: ['horizon', 'held'],
 	judge,
 	skips: ['booked', 'cooldown', 'noEmail'],

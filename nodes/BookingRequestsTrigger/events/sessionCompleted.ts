@@ -35,6 +35,12 @@ export interface SessionCompletedEvent extends EventBase {
 	minutesToRecover?: number | null;
 }
 
+/** Session Completed's options. */
+export interface CompletedSettings {
+	/** "Only Recovered". */
+	onlyRecovered: boolean;
+}
+
 /** A completion is a recovery when the customer was reported abandoned at most this many days before. */
 export const RECOVERY_WINDOW_DAYS = REMINDED_RETENTION_DAYS;
 
@@ -48,11 +54,11 @@ export function completedEventId(session: BookingSession): string {
  * among the requests the poll read, and may have been committed after the poll read the request list.
  * The next poll reads the list again and knows it.
  */
-function customerNotKnownYet(candidate: Candidate, request: BookingRequest | undefined, context: JudgeContext): boolean {
+function customerNotKnownYet(candidate: Candidate, request: BookingRequest | undefined, context: JudgeContext<CompletedSettings>): boolean {
 	return request === undefined && context.requestsReadAt !== undefined && candidate.time >= context.requestsReadAt - EDGE_WINDOW_MS;
 }
 
-function judge(candidate: Candidate, context: JudgeContext): Decision<SessionCompletedEvent> {
+function judge(candidate: Candidate, context: JudgeContext<CompletedSettings>): Decision<SessionCompletedEvent> {
 	const { settings, memory } = context;
 	const { item, id } = candidate;
 	if (!isCompleted(item) || !settings.events.sessionCompleted) return { candidate };
@@ -111,12 +117,12 @@ const OPTIONS: INodeProperties[] = [
 	},
 ];
 
-function read(input: ParameterInput): SettingsPart {
+function read(input: ParameterInput): SettingsPart<CompletedSettings> {
 	const { options, events } = input;
 	return { settings: { onlyRecovered: options.onlyRecovered === true }, output: { includeRequest: options.includeRequest === true && events.sessionCompleted } };
 }
 
-export const sessionCompleted: EventKind<SessionCompletedEvent> = {
+export const sessionCompleted: EventKind<SessionCompletedEvent, CompletedSettings> = {
 	value: 'sessionCompleted',
 	name: 'session.completed',
 	letter: 'c',

@@ -15,11 +15,11 @@
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
  *    upward, then downward from there (model/windows.ts says why that is exact).
  */
-import { listsFor, selectedKinds } from '../events';
+import { listsFor, selectedKinds, windowOffsets } from '../events';
 import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
+import type { TriggerSettings } from '../events';
 import { KeySet } from '../state/keySet';
 import { WINDOW_KINDS } from '../windows';
 import { locatedBelow } from '../windows/advance';
@@ -91,7 +91,7 @@ export class Planner {
 			// horizon), so that the next polls can go straight there.
 			for (const kind of WINDOW_KINDS) {
 				if (!lists[kind.list] || !kind.baselineFloor) continue;
-				const floor = kind.baselineFloor(this.now, settings, this.input.pages);
+				const floor = kind.baselineFloor(this.now, windowOffsets(settings)[kind.name], this.input.pages);
 				if (kind.atTop) yield* this.readTopDownTo(kind.list, floor);
 				else if (locatedBelow(this.input.pages, kind.list, floor) === undefined) yield* locate({ view: this.view, read: this.gate, list: kind.list }, (at) => at <= floor, 2);
 			}

@@ -6,10 +6,10 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { REQUEST_TIMEOUT_MS } from '../../shared/constants';
-import { listsFor } from '../events';
+import { listsFor, windowOffsets } from '../events';
 import type { TriggerMemory } from '../state/decoded';
 import { needsRequest } from '../output/itemFields';
-import type { TriggerSettings } from '../model/settings';
+import type { TriggerSettings } from '../events';
 import type { ItemOptions } from '../output/itemFields';
 import { STATE_KEY } from '../state/format';
 import { CallBudget } from './budget';
@@ -88,7 +88,7 @@ function readInput(params: PollParameters): ReadInput {
 			fingerprint: settings.fingerprint,
 			lists: listsFor(settings),
 			legacy: { fingerprint: params.key.legacyFingerprint, key: params.key.id },
-			selection: { events: params.eventLetters, abandonedAfterMs: settings.abandonedAfterMs },
+			selection: { events: params.eventLetters, offsets: windowOffsets(settings) },
 		},
 		settings,
 		about: { baseUrl: params.baseUrlId, key: params.key.id },

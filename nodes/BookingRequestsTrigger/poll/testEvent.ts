@@ -8,7 +8,7 @@ import type { BookingRequest, BookingSession } from '../../shared/types';
 import { listsFor, pickSamples } from '../events';
 import type { PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
+import type { TriggerSettings } from '../events';
 import type { ItemOptions } from '../output/itemFields';
 import { needsRequest } from '../output/itemFields';
 import type { FirstPages } from '../output/samples';

@@ -2,12 +2,13 @@
  * The baseline: the first poll (or a new start) emits nothing and remembers where things stand, so
  * that only what happens from now on is reported.
  */
-import { bookingsInPoll, sharedInPoll } from '../events/context';
-import { listsFor, selectedKinds } from '../events';
+import type { BookingRequest } from '../../shared/types';
+import { BookedMemory, bookingsRead, skipsBooked } from '../events/skipBooked';
+import { listsFor, selectedKinds, windowOffsets } from '../events';
 import type { PageObservation } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
-import { skipsBooked } from '../model/settings';
-import { BookedMemory, RemindedMemory } from '../state/customers';
+import { requestsRead } from '../model/pages';
+import type { TriggerSettings } from '../events';
+import { RemindedMemory, sharedPhoneCodes } from '../state/customers';
 import type { CustomerMemories, TriggerMemory } from '../state/decoded';
 import { SeenMemory } from '../state/seen';
 import { WINDOW_KINDS } from '../windows';
@@ -17,9 +18,9 @@ import { firstSessionsPage } from './next';
 /** The customers' memory of a baseline: the bookings on the first page of the request list count for drafts already open. */
 function baselineCustomers(pages: PageObservation[], settings: TriggerSettings, now: number): CustomerMemories {
 	const booked = new BookedMemory();
-	const shared = sharedInPoll(pages);
+	const shared = sharedPhoneCodes(requestsRead<BookingRequest>(pages));
 	const identity = (codes: string[]) => codes.filter((code) => !shared.has(code));
-	if (skipsBooked(settings)) for (const [code, at] of bookingsInPoll(pages, now, identity).newest) booked.add([code], at);
+	if (skipsBooked(settings)) for (const [code, at] of bookingsRead(pages, now, identity)) booked.add([code], at);
 	booked.prune(now);
 	const sharedMemory = new SeenMemory();
 	for (const code of shared) sharedMemory.addCode(code, now);
@@ -31,7 +32,8 @@ export function baselineMemory(input: { pages: PageObservation[]; settings: Trig
 	const lists = listsFor(settings);
 	// Each window of a list the selected events read starts where things stand (windows/: `baseline`).
 	const windows: Record<string, WindowMemory> = {};
-	for (const kind of WINDOW_KINDS) if (lists[kind.list] && kind.baseline) windows[kind.name] = kind.baseline(pages, now, settings);
+	const offsets = windowOffsets(settings);
+	for (const kind of WINDOW_KINDS) if (lists[kind.list] && kind.baseline) windows[kind.name] = kind.baseline(pages, now, offsets[kind.name]);
 	// Each selected event with a memory of its own starts it empty.
 	const events = Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(undefined)]] : [])));
 	const memory: TriggerMemory = { label: { fingerprint: settings.fingerprint }, since: now, polledAt: now, skewMs: input.skewMs ?? 0, windows, events };

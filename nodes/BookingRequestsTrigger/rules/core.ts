@@ -14,7 +14,9 @@ import { EVENT_KINDS, selectedKinds } from '../events';
 import type { Decision } from '../events/context';
 import { emptyCustomers } from '../events/context';
 import type { ListItem, PageObservation } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
+import { requestsRead } from '../model/pages';
+import { sharedPhoneCodes } from '../state/customers';
+import type { TriggerSettings } from '../events';
 import { requestIdOf } from '../../shared/output/session';
 import type { MemoryChanges, TriggerMemory } from '../state/decoded';
 import { baselineMemory } from './baseline';
@@ -56,6 +58,8 @@ export interface PollOutcome {
 export interface Judged {
 	input: PollInput & { memory: TriggerMemory };
 	evaluation: Evaluation;
+	/** Phone codes shared by many customers in the bookings this poll read (they identify nobody). */
+	shared: Set<string>;
 	decisions: Decision[];
 	/** The decisions a poll can handle: those before the first it could not make yet (a deferred one). */
 	ready: Decision[];
@@ -140,17 +144,18 @@ function baselinePoll(input: PollInput): PollOutcome {
 export function judgePoll(input: PollInput & { memory: TriggerMemory }): Judged {
 	const { memory, pages, now, settings } = input;
 	const evaluation = evaluate(windowsOf(memory, settings, now), pages, now, input.fallbackNow ?? now);
-	const decisions = decide({ customers: memory.sessions?.customers ?? emptyCustomers(), memories: memory.events }, evaluation, settings);
+	const shared = sharedPhoneCodes(requestsRead<BookingRequest>(pages));
+	const decisions = decide({ customers: memory.sessions?.customers ?? emptyCustomers(), memories: memory.events, shared }, evaluation, settings);
 	// A decision the rules could not make yet (a deferred one) ends what this poll handles.
 	const deferred = decisions.findIndex((decision) => decision.defer);
-	return { input, evaluation, decisions, ready: deferred < 0 ? decisions : decisions.slice(0, deferred) };
+	return { input, evaluation, shared, decisions, ready: deferred < 0 ? decisions : decisions.slice(0, deferred) };
 }
 
 /** The events and the changes of the decisions a poll handled (a prefix of the ready ones), with the booking requests read for their items. */
 export function settlePoll(judged: Judged, handled: Handled): PollOutcome {
 	const { input, evaluation, decisions } = judged;
 	const done = decisions.slice(0, handled.count);
-	const next = nextMemory({ previous: input.memory, evaluation, decisions, handled: handled.count, skewMs: input.skewMs });
+	const next = nextMemory({ previous: input.memory, evaluation, decisions, handled: handled.count, skewMs: input.skewMs, shared: judged.shared });
 	const own = remembered(input.memory, done, { settings: input.settings, now: input.now, judgedUpTo: next.judgedUpTo });
 	const watched = watchPages(input.memory, next.changes.windows, input);
 	const withRequest = (event: TriggerEvent): TriggerEvent => (handled.requests?.has(event.eventId) ? ({ ...event, request: handled.requests.get(event.eventId) } as TriggerEvent) : event);

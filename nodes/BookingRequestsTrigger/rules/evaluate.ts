@@ -7,10 +7,10 @@
  * Events come oldest first, also across polls: when a window could not be read to its top in this poll
  * (the poll budget), no window emits past the lowest point every window has reached (the frontier).
  */
-import { judgesOf, windowsNeeded } from '../events';
+import { judgesOf, windowOffsets, windowsNeeded } from '../events';
 import type { ListItem, ListName, PageObservation, Run } from '../model/pages';
 import { readBounds, runsOf, sortTime } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
+import type { TriggerSettings } from '../events';
 import type { TriggerMemory } from '../state/decoded';
 import { WINDOW_KINDS, windowKind } from '../windows';
 import { coverageOf } from '../windows/coverage';
@@ -21,9 +21,10 @@ export type { WindowOutcome } from '../windows/window';
 /** The windows to bring up to date in a poll at server time `now` (each window says when it is read). */
 export function windowsOf(memory: TriggerMemory, settings: TriggerSettings, now: number): Window[] {
 	const needed = windowsNeeded(settings);
+	const offsets = windowOffsets(settings);
 	return WINDOW_KINDS.flatMap((kind) => {
 		const own = memory.windows[kind.name];
-		const window = own && kind.open(own, { now, settings, needed: needed.has(kind.name) });
+		const window = own && kind.open(own, { now, needed: needed.has(kind.name), offset: offsets[kind.name] });
 		return window ? [window] : [];
 	});
 }

@@ -8,11 +8,11 @@ import { judgeContext } from '../events/context';
 import { judgesOf } from '../events';
 import type { EventBase } from '../model/event';
 import type { CustomerMemories } from '../state/decoded';
-import type { TriggerSettings } from '../model/settings';
+import type { TriggerSettings } from '../events';
 import type { Evaluation } from './evaluate';
 
-/** Each candidate's decisions, one per event that judges its window; `memories`: the events' own memories before the poll. */
-export function decide(memory: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>> }, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
+/** Each candidate's decisions, one per event that judges its window; `memories`: the events' own memories before the poll; `shared`: phones found shared in its bookings. */
+export function decide(memory: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>>; shared: ReadonlySet<string> }, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
 	const context = judgeContext({ ...memory, pages: evaluation.pages, now: evaluation.now, settings });
 	return evaluation.candidates.flatMap((candidate) => judgesOf(candidate.window).map((kind) => ({ ...(kind.judge as NonNullable<typeof kind.judge>)(candidate, context), by: kind.value })));
 }

@@ -5,7 +5,6 @@
  * memory then goes on from just before the first decision it could not handle.
  */
 import type { Decision } from '../events/context';
-import { sharedInPoll } from '../events/context';
 import type { PageObservation } from '../model/pages';
 import { edgeFloor } from '../model/pages';
 import type { Checkpoint, MemoryChanges, SessionListMemory, TriggerMemory } from '../state/decoded';
@@ -25,6 +24,8 @@ export interface NextInput {
 	handled: number;
 	/** Server clock minus n8n's clock measured in this poll (undefined: no `Date` header). */
 	skewMs: number | undefined;
+	/** Phone codes found shared in the bookings this poll read. */
+	shared: Set<string>;
 }
 
 export interface NextMemory {
@@ -92,7 +93,7 @@ function nextWindows(previous: WindowMemories, evaluation: Evaluation, handledIn
  * event is read any more, and its windows go with it), with this poll's checkpoint, pruned to what its
  * deepest window still needs, and what the handled decisions add to the customers' memory.
  */
-function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; judgedUpTo: number }): MemoryChanges['sessions'] {
+function nextSessionList(previous: SessionListMemory | undefined, windows: Record<string, WindowMemory>, input: { evaluation: Evaluation; handled: Decision[]; judgedUpTo: number; shared: Set<string> }): MemoryChanges['sessions'] {
 	const { evaluation } = input;
 	const own = windowsOfList('sessions');
 	if (!previous || own.some((kind) => kind.required && !windows[kind.name])) {
@@ -101,7 +102,7 @@ function nextSessionList(previous: SessionListMemory | undefined, windows: Recor
 	}
 	const deepest = Math.min(...own.filter((kind) => !kind.atTop).map((kind) => windows[kind.name]?.floor ?? Infinity));
 	const checkpoints = nextCheckpoints(previous.checkpoints, evaluation.pages, evaluation.now);
-	const customers = { shared: sharedInPoll(evaluation.pages), added: input.handled, now: evaluation.now, judgedUpTo: input.judgedUpTo };
+	const customers = { shared: input.shared, added: input.handled, now: evaluation.now, judgedUpTo: input.judgedUpTo };
 	return { checkpoints: pruneCheckpoints(checkpoints, deepest), customers };
 }
 
@@ -115,6 +116,6 @@ export function nextMemory(input: NextInput): NextMemory {
 	const handledIn = (name: string) => handled.map((decision) => decision.candidate).filter((candidate) => candidate.window === name);
 	const windows = nextWindows(previous.windows, evaluation, handledIn, limits(evaluation, frontier));
 	const judgedUpTo = Number.isFinite(frontier) ? Math.min(now, frontier) : now;
-	const sessions = nextSessionList(previous.sessions, windows, { evaluation, handled, judgedUpTo });
+	const sessions = nextSessionList(previous.sessions, windows, { evaluation, handled, judgedUpTo, shared: input.shared });
 	return { changes: { polledAt: now, skewMs: input.skewMs ?? previous.skewMs, ref: undefined, windows, ...(sessions ? { sessions } : {}), events: [] }, judgedUpTo };
 }

@@ -7,9 +7,9 @@
 import type { ListsRead } from '../events';
 import { EVENT_KINDS, selectedKinds } from '../events';
 import type { ListName } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
+import type { TriggerSettings } from '../events';
 import { windowsOfList } from '../windows';
-import type { WindowMemory } from '../windows/window';
+import type { WindowMemory, WindowStart } from '../windows/window';
 import { isMs, isRecord, isShortText } from './checks';
 import type { CustomerMemories, TriggerMemory } from './decoded';
 import type { SessionsState, TriggerState } from './format';
@@ -22,8 +22,8 @@ export interface StateExpectation {
 	lists: ListsRead;
 	/** The fingerprint older versions wrote (it covered the key and the events): read as this one, by that key. */
 	legacy?: { fingerprint: string; key: string };
-	/** The events selected now (letters) and Abandoned After: what an added event starts from. */
-	selection?: { events: string; abandonedAfterMs: number };
+	/** The events selected now (letters) and each window's offset (events/index.ts `windowOffsets`): what an added event starts from. */
+	selection?: { events: string; offsets: Readonly<Record<string, number>> };
 }
 
 /** The selected events' own memories, each checked by its event: dropped when it is not selected; a malformed copy starts afresh. */
@@ -37,8 +37,10 @@ function readEventMemories(raw: Record<string, unknown>, lists: ListsRead): Reco
 	return memories;
 }
 
-/** Where added events' windows start: the last poll. */
-type Start = { polledAt: number; abandonedAfterMs: number };
+/** Where an added event's window starts: the last poll, at the window's offset. */
+type Start = (window: string) => WindowStart;
+
+const startsAt = (polledAt: number, offsets: Readonly<Record<string, number>>): Start => (window) => ({ polledAt, offset: offsets[window] ?? 0 });
 
 /**
  * The session list as the selected events need it: added session events start from the last poll, as
@@ -50,13 +52,13 @@ function sessionsFor(sessions: SessionsState | undefined, raw: { polledAt: numbe
 	const { lists, selection } = expect;
 	if (!lists.sessions) return undefined;
 	if (!selection) return sessions ?? null;
-	const from: Start = { polledAt: raw.polledAt, abandonedAfterMs: selection.abandonedAfterMs };
+	const from = startsAt(raw.polledAt, selection.offsets);
 	if (!sessions) return startSessionList(from);
 	const before = typeof raw.ev === 'string' ? raw.ev : selection.events;
 	const added = EVENT_KINDS.filter((kind) => selection.events.includes(kind.letter) && !before.includes(kind.letter));
 	const restarted: Record<string, unknown> = {};
 	for (const kind of windowsOfList('sessions')) {
-		if (kind.keptWhileUnread && kind.start && added.some((event) => event.judges.includes(kind.name as never))) restarted[kind.name] = kind.start(from);
+		if (kind.keptWhileUnread && kind.start && added.some((event) => event.judges.includes(kind.name as never))) restarted[kind.name] = kind.start(from(kind.name));
 	}
 	return { ...sessions, ...restarted };
 }
@@ -68,7 +70,7 @@ function readTopWindows(raw: Record<string, unknown>, lists: StateExpectation['l
 		const stored = raw[kind.name] === undefined ? undefined : kind.read(raw[kind.name]);
 		if (raw[kind.name] !== undefined && !stored) return null;
 		// A list the selected events no longer read is dropped; one they read now starts at the last poll.
-		const window = lists[kind.list as ListName] ? (stored ?? kind.start?.(from)) : undefined;
+		const window = lists[kind.list as ListName] ? (stored ?? kind.start?.(from(kind.name))) : undefined;
 		if (window) windows[kind.name] = window;
 	}
 	return windows;
@@ -89,7 +91,7 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 	if (!isMs(raw.since) || !isMs(raw.polledAt) || !isMs(raw.skewMs)) return undefined;
 	const storedSessions = raw.sessions === undefined ? undefined : readSessionList(raw.sessions);
 	if (raw.sessions !== undefined && !storedSessions) return undefined;
-	const top = readTopWindows(raw, lists, { polledAt: raw.polledAt, abandonedAfterMs: selection?.abandonedAfterMs ?? 0 });
+	const top = readTopWindows(raw, lists, startsAt(raw.polledAt, selection?.offsets ?? {}));
 	const sessions = sessionsFor(storedSessions, { polledAt: raw.polledAt, ev: raw.ev }, expect);
 	if (top === null || sessions === null) return undefined;
 	const memories = readEventMemories(raw, lists);

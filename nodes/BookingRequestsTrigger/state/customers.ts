@@ -3,9 +3,7 @@
  * A customer is known by the keys of nodes/shared/customer.ts (`e:<email>`, `p:<digits>`), each
  * remembered only as its 8-character code (keySet.ts `codeOf`: SHA-256, never in clear).
  *
- * - `BookedMemory` (Skip Customers Who Booked): per key, the newest booking request's `created_at`,
- *   for BOOKED_RETENTION_DAYS (and the rest of the oldest UTC day: days are forgotten whole), at most BOOKED_LIMIT keys. Stored by UTC day: day → records of
- *   code (8) + milliseconds of the day (5), 13 characters per key.
+ * - Who booked (Skip Customers Who Booked): events/skipBooked.ts.
  * - `RemindedMemory` (cooldown and recovery): per customer, the last Session Abandoned event this
  *   trigger reported — the session id (needed in clear for `recovered_from_session_id`, as 22
  *   base64url characters), its last activity and the event time — for REMINDED_RETENTION_DAYS (days
@@ -23,10 +21,6 @@ import { DayBuckets, type DayPacker } from './dayBuckets';
 import { codeOf } from './keySet';
 import { DAY_MS } from './seen';
 
-/** A booking is remembered at least this long, at most a day more (a draft started earlier is checked against the bookings kept). */
-export const BOOKED_RETENTION_DAYS = 7;
-/** At most this many customer keys remembered as booked (13 characters each: 1.3 MB at the bound). */
-export const BOOKED_LIMIT = 100_000;
 /** A reported abandonment is remembered this long: the recovery window and the longest cooldown. */
 export const REMINDED_RETENTION_DAYS = 30;
 /** At most this many customers remembered as reminded (49 characters each: 2.45 MB at the bound). */
@@ -102,115 +96,14 @@ export function customerCodes(contact: { email?: unknown; phone?: unknown } | un
 	return contact ? customerKeys(contact).map(codeOf) : [];
 }
 
-const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
 export type PackedDays = Record<string, string>;
 
-const BOOKED_RE = /^(?:[A-Za-z0-9_-]{13})*$/;
 const REMINDED_RECORD_RE = /^[A-Za-z0-9_-]{8}(?:[A-Za-z0-9_-]{8}|\.{8})[A-Za-z0-9_-]{10}(?:[A-Za-z0-9_-]{22}|~[^,]*)$/;
-
-export function isPackedBooked(value: unknown): value is string {
-	return typeof value === 'string' && BOOKED_RE.test(value);
-}
 
 export function isPackedReminded(value: unknown): value is string {
 	return typeof value === 'string' && (value === '' || value.split(',').every((record) => REMINDED_RECORD_RE.test(record)));
-}
-
-/** A day of bookings: code + milliseconds of the day (5) per key. */
-const packBooked: DayPacker<number> = (entries, day) => {
-	const out: string[] = [];
-	for (const [code, ms] of entries) out.push(code + encodeNumber(ms - day * DAY_MS, 5));
-	return out.join('');
-};
-
-/** Customer keys (as codes) with the time of their newest booking request. */
-export class BookedMemory {
-	/** Each key under the UTC day of its newest booking. */
-	private readonly days = new DayBuckets<number>();
-	/** Keys forgotten because of the bound in the last `prune`. */
-	droppedForBound = 0;
-
-	static decode(packed: PackedDays | undefined): BookedMemory {
-		const memory = new BookedMemory();
-		const days: Array<{ day: number; text: string; entries: Map<string, number> }> = [];
-		let records = 0;
-		const codes = new Set<string>();
-		for (const [day, text] of Object.entries(packed ?? {})) {
-			const start = Number(day) * DAY_MS;
-			if (!Number.isFinite(start)) continue;
-			const entries = new Map<string, number>();
-			for (let at = 0; at + 13 <= text.length; at += 13, records++) {
-				const code = text.slice(at, at + 8);
-				entries.set(code, Math.max(entries.get(code) ?? -Infinity, start + decodeNumber(text.slice(at + 8, at + 13))));
-				codes.add(code);
-			}
-			days.push({ day: Number(day), text, entries });
-		}
-		// As this memory writes it, each key once: every day's text stays as it is. Else the newest booking per key.
-		const once = codes.size === records;
-		for (const { day, text, entries } of days) {
-			if (once) memory.days.load(day, entries, text.length === entries.size * 13 ? text : undefined);
-			else for (const [code, ms] of entries) memory.addCode(code, ms);
-		}
-		return memory;
-	}
-
-	private addCode(code: string, ms: number): void {
-		const known = this.days.find(code);
-		if (known !== undefined && ms <= known.value) return;
-		if (known !== undefined && known.day !== dayOf(ms)) this.days.delete(known.day, code);
-		this.days.set(dayOf(ms), code, ms);
-	}
-
-	/** Remembers a booking request of the customer with these key codes, created at `ms`. */
-	add(codes: string[], ms: number): void {
-		for (const code of codes) this.addCode(code, ms);
-	}
-
-	/** Takes `other`'s bookings in too (the newest time per key wins). */
-	merge(other: BookedMemory): void {
-		for (const day of other.days.dayNumbers()) for (const [code, ms] of other.days.entries(day) ?? []) this.addCode(code, ms);
-	}
-
-	/** The newest booking time of any of these keys, or undefined. */
-	newest(codes: string[]): number | undefined {
-		let newest: number | undefined;
-		for (const code of codes) {
-			const ms = this.days.find(code)?.value;
-			if (ms !== undefined && (newest === undefined || ms > newest)) newest = ms;
-		}
-		return newest;
-	}
-
-	get size(): number {
-		return this.days.size;
-	}
-
-	/**
-	 * Forgets the days past the retention (a day goes whole once all of it is: dropping part of the oldest
-	 * day would copy and write that day again at every poll); over `limit`, the bookings past the retention
-	 * first, then the oldest bookings (within a day too).
-	 */
-	prune(now: number, limit = BOOKED_LIMIT): void {
-		this.droppedForBound = 0;
-		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
-		this.days.dropDaysBefore(dayOf(oldest));
-		// Over the bound, the bookings already past the retention go first (expired, not dropped for the bound).
-		if (this.size > limit) this.days.deleteWhere(dayOf(oldest), (ms) => ms < oldest);
-		let excess = this.size - limit;
-		for (const day of this.days.dayNumbers()) {
-			if (excess <= 0) break;
-			const byAge = [...(this.days.entries(day) ?? [])].sort((a, b) => a[1] - b[1]).slice(0, excess);
-			for (const [code] of byAge) this.days.delete(day, code);
-			this.droppedForBound += byAge.length;
-			excess -= byAge.length;
-		}
-	}
-
-	encode(): PackedDays {
-		return this.days.encode(packBooked);
-	}
 }
 
 /** The last abandonment of a customer this trigger reported. */

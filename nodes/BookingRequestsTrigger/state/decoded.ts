@@ -5,7 +5,8 @@
  */
 import type { WindowMemories } from '../windows';
 import type { WindowMemory } from '../windows/window';
-import type { BookedMemory, Reminder, RemindedMemory } from './customers';
+import type { BookedMemory } from '../events/skipBooked';
+import type { Reminder, RemindedMemory } from './customers';
 import type { SeenMemory } from './seen';
 
 /** What the trigger knows about customers (not sessions): kept across a Form change. */

@@ -3,9 +3,10 @@
  * its module (windows/), the checkpoints, and the customers' memories. Read, decoded and encoded here
  * only; codec.ts puts it in the state.
  */
-import type { WindowMemory } from '../windows/window';
+import type { WindowMemory, WindowStart } from '../windows/window';
 import { windowsOfList } from '../windows';
-import { BookedMemory, isPackedBooked, isPackedReminded, RemindedMemory } from './customers';
+import { BookedMemory, isPackedBooked } from '../events/skipBooked';
+import { isPackedReminded, RemindedMemory } from './customers';
 import type { Checkpoint, CustomerChanges, CustomerMemories, SessionListMemory } from './decoded';
 import type { SessionsState } from './format';
 import { isMs, isMsKey, isRecord, readPacked } from './checks';
@@ -60,9 +61,9 @@ export function readSessionList(raw: unknown): SessionsState | undefined {
 }
 
 /** The session list of a state that had none (a session event added): its windows start from the last poll. */
-export function startSessionList(from: { polledAt: number; abandonedAfterMs: number }): SessionsState {
+export function startSessionList(from: (window: string) => WindowStart): SessionsState {
 	const windows: Record<string, unknown> = {};
-	for (const kind of windowsOfList('sessions')) if (kind.required && kind.start) windows[kind.name] = kind.start(from);
+	for (const kind of windowsOfList('sessions')) if (kind.required && kind.start) windows[kind.name] = kind.start(from(kind.name));
 	return { ...(windows as unknown as SessionsState), checkpoints: [], seen: {} };
 }
 

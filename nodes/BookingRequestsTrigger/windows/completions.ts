@@ -21,7 +21,7 @@ export const completionsWindow: WindowKind = {
 	open: (memory, poll) => (poll.needed ? openFrom(memory, { name: 'completions', list: 'sessions', hi: Infinity, offset: 0 }) : undefined),
 	advance: (step) => ({ memory: step.outcome ? nextWindow(step.outcome, step.handled, step.limit, step.pages) : step.previous }),
 	baseline: (pages, now) => baselineAtTop(pages, 'sessions', now),
-	baselineFloor: (now, _settings, pages) => edgeFloor(pages, 'sessions', now),
+	baselineFloor: (now, _offset, pages) => edgeFloor(pages, 'sessions', now),
 	start: (from) => startAt(from.polledAt),
 	read: readWindow,
 	decode: decodeWindow,

@@ -100,7 +100,7 @@ export const heldWindow: WindowKind<HeldMemory, HeldState> = {
 	open: (memory, poll) => {
 		const span = memory.codes.span();
 		if (!span) return undefined;
-		const window = openFrom(memory, { name: 'held', list: 'sessions', hi: span.max, offset: poll.settings.abandonedAfterMs });
+		const window = openFrom(memory, { name: 'held', list: 'sessions', hi: span.max, offset: poll.offset });
 		return { ...window, only: memory.codes, ...(memory.topBelow !== undefined ? { hiBelow: memory.topBelow } : {}), ...(memory.rows ? { rows: memory.rows } : {}) };
 	},
 	advance: (step) => ({

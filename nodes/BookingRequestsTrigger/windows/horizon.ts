@@ -51,7 +51,8 @@ export const horizonWindow: WindowKind = {
 	edge: false,
 	keptWhileUnread: false,
 	required: true,
-	open: (memory, poll) => openFrom(memory, { name: 'horizon', list: 'sessions', hi: poll.now - poll.settings.abandonedAfterMs, offset: poll.settings.abandonedAfterMs }),
+	// The sessions whose event time (last activity + offset: Session Abandoned's delay) has come.
+	open: (memory, poll) => openFrom(memory, { name: 'horizon', list: 'sessions', hi: poll.now - poll.offset, offset: poll.offset }),
 	advance: (step) => {
 		if (!step.outcome) return { memory: undefined };
 		// New sessions are held only when none is held from before (one span of pages to read again).
@@ -60,9 +61,9 @@ export const horizonWindow: WindowKind = {
 		return { memory: nextWindow(step.outcome, step.handled, further.bound, step.pages), handOn };
 	},
 	// Nothing to remember at the horizon: only sessions that cross it from now on are reported.
-	baseline: (pages, now, settings) => baselineAt(pages, 'sessions', now - settings.abandonedAfterMs),
-	baselineFloor: (now, settings) => now - settings.abandonedAfterMs,
-	start: (from) => startAt(from.polledAt - from.abandonedAfterMs),
+	baseline: (pages, now, offset) => baselineAt(pages, 'sessions', now - offset),
+	baselineFloor: (now, offset) => now - offset,
+	start: (from) => startAt(from.polledAt - from.offset),
 	read: readWindow,
 	decode: decodeWindow,
 	encode: encodeWindow,

@@ -19,7 +19,7 @@ export const requestsWindow: WindowKind = {
 	open: (memory, poll) => (poll.needed ? openFrom(memory, { name: 'requests', list: 'requests', hi: Infinity, offset: 0 }) : undefined),
 	advance: (step) => ({ memory: step.outcome && nextWindow(step.outcome, step.handled, step.limit, step.pages) }),
 	baseline: (pages, now) => baselineAtTop(pages, 'requests', now),
-	baselineFloor: (now, _settings, pages) => edgeFloor(pages, 'requests', now),
+	baselineFloor: (now, _offset, pages) => edgeFloor(pages, 'requests', now),
 	start: (from) => startAt(from.polledAt),
 	read: readWindow,
 	decode: decodeWindow,

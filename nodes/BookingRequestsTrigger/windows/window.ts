@@ -4,7 +4,6 @@
  * Pure types.
  */
 import type { ListItem, ListName, Located, PageObservation, Run } from '../model/pages';
-import type { TriggerSettings } from '../model/settings';
 import type { KeySet, PackedKeys } from '../state/keySet';
 
 /** What the trigger keeps of a window between polls (its module encodes it: stored.ts). */
@@ -101,13 +100,20 @@ export interface WindowOutcome {
 	complete: boolean;
 }
 
+/** Where a window starts when its list is read again or an event that reads it is added: the last poll, and its offset. */
+export interface WindowStart {
+	polledAt: number;
+	offset: number;
+}
+
 /** What a window's `open` sees. */
 export interface WindowPoll {
 	/** The poll's time on the API server's clock. */
 	now: number;
-	settings: TriggerSettings;
 	/** Whether a selected event needs the window read (events/ `windows`). */
 	needed: boolean;
+	/** Event time of its items = sort time + this (the event that judges it says: events/ `offset`). */
+	offset: number;
 }
 
 /** What a window's `advance` sees: its part of the poll, and the poll's other windows. */
@@ -158,15 +164,15 @@ export interface WindowKind<M extends WindowMemory = WindowMemory, S extends Win
 	open(memory: M, poll: WindowPoll): Window | undefined;
 	/** Its memory after this poll (undefined: it keeps nothing). */
 	advance(step: WindowStep<M>): Advanced<M>;
-	/** Its memory after the first poll (undefined: it starts with nothing). */
-	baseline?(pages: PageObservation[], now: number, settings: TriggerSettings): M;
+	/** Its memory after the first poll (undefined: it starts with nothing); `offset` as in WindowPoll. */
+	baseline?(pages: PageObservation[], now: number, offset: number): M;
 	/**
 	 * Its floor at the first poll, when the planner must read down to it: a window at the top of a list
 	 * reads page 1 on down to it (the rows of the edge), another finds it by a search.
 	 */
-	baselineFloor?(now: number, settings: TriggerSettings, pages: PageObservation[]): number;
+	baselineFloor?(now: number, offset: number, pages: PageObservation[]): number;
 	/** Its stored form when its list is read again, or an event that reads it is added: from the last poll. */
-	start?(from: { polledAt: number; abandonedAfterMs: number }): S;
+	start?(from: WindowStart): S;
 	/** Its stored form, checked (undefined: malformed). */
 	read(raw: unknown): S | undefined;
 	decode(state: S): M;

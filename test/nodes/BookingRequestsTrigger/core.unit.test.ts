@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import type { PageRead } from '../../../nodes/shared/pages';
 import type { PageObservation, ListItem } from '../../../nodes/BookingRequestsTrigger/model/pages';
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/events';
 import { pollChanges } from '../../../nodes/BookingRequestsTrigger/poll/engine';
 import type { PageSource } from '../../../nodes/BookingRequestsTrigger/poll/source';
 import { pollCore } from '../../../nodes/BookingRequestsTrigger/rules/core';

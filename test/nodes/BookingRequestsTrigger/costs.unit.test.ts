@@ -9,7 +9,7 @@
  * `commitLagMs`): the same bounds. The same shapes run over HTTP in costs.http.test.ts and at the
  * real 1 request/s in the bench.
  */
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/events';
 import type { BacklogShape, BacklogWorld } from '../../../harness/backlogShapes';
 import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, shapeCustomer, SHAPES, totalEvents } from '../../../harness/backlogShapes';
 import type { LogEntry } from '../../support/triggerWorld';

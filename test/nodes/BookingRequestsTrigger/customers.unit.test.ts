@@ -3,7 +3,8 @@
  * customer, and the hashed customer memories behind them. Pure: the trigger's real poll loop against
  * the in-memory list model (test/support/triggerWorld.ts).
  */
-import { BOOKED_RETENTION_DAYS, BookedMemory, customerCodes, packId, REMINDED_RETENTION_DAYS, RemindedMemory, unpackId } from '../../../nodes/BookingRequestsTrigger/state/customers';
+import { BOOKED_RETENTION_DAYS, BookedMemory } from '../../../nodes/BookingRequestsTrigger/events/skipBooked';
+import { customerCodes, packId, REMINDED_RETENTION_DAYS, RemindedMemory, unpackId } from '../../../nodes/BookingRequestsTrigger/state/customers';
 import { DAY_MS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/state/seen';
 import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
 import type { Customer } from '../../support/triggerWorld';

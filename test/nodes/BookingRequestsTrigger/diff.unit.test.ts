@@ -698,14 +698,14 @@ describe('reset on filter or events change', () => {
 		// Session events added to a state without sessions: they start from the last poll (needs the selection).
 		const { sessions: _sessions, ...withoutSessions } = stored;
 		expect(readState(withoutSessions, { fingerprint: 'fp-1', lists: { sessions: true, requests: true } })).toBeUndefined();
-		expect(readState(withoutSessions, { fingerprint: 'fp-1', lists: { sessions: true, requests: true }, selection: { events: 'an', abandonedAfterMs: DELAY } })?.sessions).toEqual({
+		expect(readState(withoutSessions, { fingerprint: 'fp-1', lists: { sessions: true, requests: true }, selection: { events: 'an', offsets: { horizon: DELAY, held: DELAY } } })?.sessions).toEqual({
 			completions: { floor: stored.polledAt, done: {} },
 			horizon: { floor: stored.polledAt - DELAY, done: {} },
 			checkpoints: [],
 			seen: {},
 		});
 		// Session Completed added: its window (not kept up to date while off) starts from the last poll.
-		const added = readState({ ...stored, ev: 'a' }, { fingerprint: 'fp-1', lists: { sessions: true, requests: true }, selection: { events: 'ac', abandonedAfterMs: DELAY } });
+		const added = readState({ ...stored, ev: 'a' }, { fingerprint: 'fp-1', lists: { sessions: true, requests: true }, selection: { events: 'ac', offsets: { horizon: DELAY, held: DELAY } } });
 		expect(added?.sessions?.completions).toEqual({ floor: stored.polledAt, done: {} });
 		expect(added?.sessions?.horizon).toEqual(stored.sessions.horizon);
 		expect(added?.ev).toBe('ac');

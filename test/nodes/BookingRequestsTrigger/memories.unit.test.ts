@@ -2,7 +2,8 @@
  * The poll's memories are decoded once from the saved state and encoded once at its end (state/codec.ts);
  * the decisions read them through an overlay that never changes the decoded copy.
  */
-import { BookedMemory, customerCodes, RemindedMemory } from '../../../nodes/BookingRequestsTrigger/state/customers';
+import { BookedMemory } from '../../../nodes/BookingRequestsTrigger/events/skipBooked';
+import { customerCodes, RemindedMemory } from '../../../nodes/BookingRequestsTrigger/state/customers';
 import { SeenMemory } from '../../../nodes/BookingRequestsTrigger/state/seen';
 import { DecisionMemory, emptyCustomers } from '../../../nodes/BookingRequestsTrigger/events/context';
 import { makeSettings, MIN, newCustomer, Runner, T0, World } from '../../support/triggerWorld';

@@ -2,7 +2,7 @@
  * Retargeting by customer at volume with the customer cooldown: 3,000 customers, Skip Customers Who
  * Booked, small call budgets and lost saves, judged by the oracle of test/support/retargetRuns.ts.
  */
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/events';
 import { DAY_MS } from '../../../nodes/BookingRequestsTrigger/state/seen';
 import type { Options } from '../../support/retargetRuns';
 import { checkOracleRun } from '../../support/retargetRuns';

@@ -17,7 +17,7 @@
  * - `recovered` is true exactly when an abandonment of the session was emitted before;
  * - event times never go down along the kept timeline (oldest first, also across polls).
  */
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/events';
 import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { listsFor } from '../../../nodes/BookingRequestsTrigger/events';
+import { listsFor, windowOffsets } from '../../../nodes/BookingRequestsTrigger/events';
 import type { UpdatesState } from '../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
 import { UpdatesMemory } from '../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
 import { readMemory, readState, writeMemory } from '../../../nodes/BookingRequestsTrigger/state/codec';
@@ -16,7 +16,7 @@ import { UPGRADE_SETTINGS, beforeUpgrade } from './upgradeWorld';
 
 const FIXTURES = ['trigger-state-0.1.0.json', 'trigger-state-main-30cff8e.json'];
 const read = (file: string): unknown => JSON.parse(readFileSync(path.join(__dirname, '../../fixtures', file), 'utf8'));
-const expect0 = { fingerprint: UPGRADE_SETTINGS.fingerprint, lists: listsFor(UPGRADE_SETTINGS), selection: { events: 'acnu', abandonedAfterMs: UPGRADE_SETTINGS.abandonedAfterMs } };
+const expect0 = { fingerprint: UPGRADE_SETTINGS.fingerprint, lists: listsFor(UPGRADE_SETTINGS), selection: { events: 'acnu', offsets: windowOffsets(UPGRADE_SETTINGS) } };
 
 describe.each(FIXTURES)('%s', (file) => {
 	const saved = read(file);

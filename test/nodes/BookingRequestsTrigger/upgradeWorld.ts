@@ -3,7 +3,7 @@
  * keeps a memory, driven to where a state of the release before the trigger's rebuild was saved
  * (test/fixtures/trigger-state-0.1.0.json). Deterministic: the same ids and times on every run.
  */
-import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
+import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/events';
 import type { BookingRequest, BookingSession } from '../../../nodes/shared/types';
 import type { Customer } from '../../support/triggerWorld';
 import { MIN, World, makeSettings, newCustomer, resetCustomers, resetIds } from '../../support/triggerWorld';

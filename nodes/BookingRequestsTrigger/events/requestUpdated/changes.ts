@@ -29,11 +29,10 @@ import { timestampMs } from '../../../shared/utils';
 import { seal } from './contactSeal';
 import type { UpdatesChange, WatchedRecord } from './records';
 import { contactPrint, LEGACY_SEAL, UpdatesMemory, updatedHash } from './records';
-import type { ChangeField, Watched } from './fields';
+import type { ChangeField, UpdateSettings, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import type { PageObservation } from '../../model/pages';
 import { EDGE_WINDOW_MS, sortTime } from '../../model/pages';
-import type { UpdateSettings } from '../../model/settings';
 
 export interface RequestChange {
 	request: BookingRequest;

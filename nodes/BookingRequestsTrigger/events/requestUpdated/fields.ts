@@ -21,6 +21,17 @@ export const WATCH_GROUP_NAMES = {
 export type WatchGroup = keyof typeof WATCH_GROUP_NAMES;
 export const WATCH_GROUPS = Object.keys(WATCH_GROUP_NAMES) as WatchGroup[];
 
+/** Request Updated's options, as read (index.ts). */
+export interface UpdateSettings {
+	/** "Watch the Newest (Requests)". */
+	watchNewest: number;
+	/** "Fields to Watch". */
+	fields: WatchGroup[];
+	/** "Only When Status Changes To" / "Only When Lead Status Changes To": trimmed, lower case; empty = any. */
+	statusTo: string[];
+	leadStatusTo: string[];
+}
+
 export const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone'] as const;
 export type ContactField = (typeof CONTACT_FIELDS)[number];
 export type Contact = Record<ContactField, string | null>;

@@ -11,14 +11,14 @@ import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
 import type { EventBase } from '../../model/event';
 import { sortTime } from '../../model/pages';
-import type { UpdateSettings } from '../../model/settings';
 import { REQUEST_ITEM_FIELDS, requestItem } from '../../output/itemFields';
 import { SAMPLES_PER_EVENT } from '../../output/samples';
 import type { WindowMemory } from '../../windows/window';
 import type { EventKind, EventMemory, ParameterInput, SettingsPart, WatchInput, WatchResult } from '../kind';
 import { detectUpdates } from './changes';
-import type { WatchGroup } from './fields';
+import type { UpdateSettings, WatchGroup } from './fields';
 import { WATCH_GROUP_NAMES, WATCH_GROUPS } from './fields';
+import type { SkipBookedSettings } from '../skipBooked';
 import type { UpdatesChange, UpdatesState } from './records';
 import { isUpdatesState, UpdatesMemory } from './records';
 import type { WatchedReads } from './rotation';
@@ -89,7 +89,12 @@ function valueList(raw: unknown): string[] {
 }
 
 /** Its options, checked, when it is selected. */
-function read(input: ParameterInput): SettingsPart {
+/** Request Updated's options (set when it is selected), and Skip Customers Who Booked's form (only its requests are reported). */
+export interface UpdatedSettings extends Pick<SkipBookedSettings, 'requestsForm'> {
+	updates?: UpdateSettings;
+}
+
+function read(input: ParameterInput): SettingsPart<UpdatedSettings> {
 	const { node, options } = input;
 	if (!input.events.requestUpdated) return {};
 	const watchNewest = Number(options.watchNewest ?? DEFAULT_WATCH_NEWEST);
@@ -123,7 +128,7 @@ function passedBy(window: WindowMemory | undefined): (request: BookingRequest) =
 	};
 }
 
-function watch(input: WatchInput<UpdatesMemory>): WatchResult<RequestUpdatedEvent, UpdatesChange> {
+function watch(input: WatchInput<UpdatesMemory, UpdatedSettings>): WatchResult<RequestUpdatedEvent, UpdatesChange> {
 	const { settings, memory: previous } = input;
 	if (!settings.updates) return { events: [], change: { records: [] } };
 	const starting = previous.from === undefined;
@@ -164,7 +169,7 @@ function samples(first: { requests?: BookingRequest[]; now: number }): RequestUp
 	});
 }
 
-export const requestUpdated: EventKind<RequestUpdatedEvent, UpdatesMemory, UpdatesState, UpdatesChange> = {
+export const requestUpdated: EventKind<RequestUpdatedEvent, UpdatedSettings, UpdatesMemory, UpdatesState, UpdatesChange> = {
 	value: 'requestUpdated',
 	name: 'request.updated',
 	letter: 'u',

@@ -7,7 +7,7 @@ import type { BookingRequest } from '../../../../nodes/shared/types';
 import { detectUpdates } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
 import type { RequestChange } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/changes';
 import { updatedEventId } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated';
-import type { UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/model/settings';
+import type { UpdateSettings } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/fields';
 import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
 import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
 import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/contactSeal';
