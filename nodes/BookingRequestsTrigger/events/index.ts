@@ -69,6 +69,12 @@ export function windowOffsets(settings: TriggerSettings): Record<string, number>
 	return Object.fromEntries(WINDOW_KINDS.map((window) => [window.name, judgesOf(window.name).reduce((offset, kind) => offset || (kind.offset?.(settings) ?? 0), 0)]));
 }
 
+/** How many of the newest requests the selected events watch (the largest range: events/watched.ts reads it once); undefined: none. */
+export function watchedRange(settings: TriggerSettings): number | undefined {
+	const ranges = selectedKinds(settings).flatMap((kind) => kind.watches?.(settings) ?? []);
+	return ranges.length > 0 ? Math.max(...ranges) : undefined;
+}
+
 /** The windows the selected events need read. */
 export function windowsNeeded(settings: TriggerSettings): Set<string> {
 	return new Set(selectedKinds(settings).flatMap((kind) => kind.windows(settings)));
@@ -80,12 +86,14 @@ export interface ListsRead {
 	requests: boolean;
 	/** The slots of the selected events' own memories in the state (events/*: `memory`). */
 	memories?: readonly string[];
+	/** Whether a selected event watches requests (events/watched.ts keeps where its rotation goes on). */
+	watched?: boolean;
 }
 
 export function listsFor(settings: TriggerSettings): ListsRead {
 	const lists = new Set<ListName>([...windowsNeeded(settings)].map((window) => windowKind(window).list));
 	const memories = selectedKinds(settings).flatMap((kind) => (kind.memory ? [kind.memory.slot] : []));
-	return { sessions: lists.has('sessions'), requests: lists.has('requests'), memories };
+	return { sessions: lists.has('sessions'), requests: lists.has('requests'), memories, watched: watchedRange(settings) !== undefined };
 }
 
 /** The selected events as the state records them (one letter each, in EVENT_KINDS order). */

@@ -10,13 +10,14 @@ import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 
 import type { BookingSession } from '../../shared/types';
 import type { EventBase } from '../model/event';
-import type { ListName, PageObservation, Plan, ReadGate } from '../model/pages';
+import type { PageObservation } from '../model/pages';
 import type { SettingsOf } from '../model/settings';
 import type { FormNames, ItemOptions } from '../output/itemFields';
 import type { FirstPages } from '../output/samples';
 import type { WindowName } from '../windows';
 import type { Candidate, WindowMemory } from '../windows/window';
 import type { Decision, JudgeContext } from './context';
+import type { WatchedRead } from './watched';
 
 /** What an event's `read` gets: the node's parameters as this poll reads them. */
 export interface ParameterInput {
@@ -50,13 +51,12 @@ export interface EventMemory<M, S, C> {
 	apply(memory: M, change: C): number;
 }
 
-/** What an event's own reads (`reads`) see of the poll: the pages read so far, and the gate for more. */
-export interface OwnReads<M, O = unknown> {
-	latestOfPage(list: ListName, page: number): PageObservation | undefined;
-	read: ReadGate;
-	settings: SettingsOf<O>;
-	/** The event's memory before this poll (undefined: none yet). */
-	memory: M | undefined;
+/** The watched requests of an event's range, as this poll read them (events/watched.ts). */
+export interface WatchedRequests {
+	/** The newest reading of each request within the range when read, by id. */
+	readings: ReadonlyMap<string, WatchedRead>;
+	/** The lowest rank in the range (from the newest page read that gives the list's length). */
+	lowest: number | undefined;
 }
 
 /** What an event's `watch` gets: every page read, after the windows moved on. */
@@ -66,8 +66,8 @@ export interface WatchInput<M, O = unknown> {
 	pages: PageObservation[];
 	/** The windows after this poll (a request is watched once the request window has passed it). */
 	windows: Readonly<Record<string, WindowMemory | undefined>>;
-	/** What its own reads found (`reads`: where Request Updated's rotation goes on). */
-	reads: unknown;
+	/** The watched requests of its range (when it `watches`). */
+	watched: WatchedRequests | undefined;
 	now: number;
 	settings: SettingsOf<O>;
 }
@@ -124,8 +124,8 @@ export interface EventKind<E extends EventBase = EventBase, O = any, M = any, S 
 	skips?: readonly string[];
 	/** Its own memory, kept while it is selected. */
 	memory?: EventMemory<M, S, C>;
-	/** Pages of its own, read after the windows' (Request Updated's rotation): what it found; undefined: none to read. */
-	reads?(input: OwnReads<M, O>): Plan<unknown> | undefined;
+	/** How many of the newest requests it watches (events/watched.ts reads them, for every event that watches, once). */
+	watches?(settings: SettingsOf<O>): number | undefined;
 	/** A rule over the pages read instead of a window (Request Updated), after the windows moved on. */
 	watch?(input: WatchInput<M, O>): WatchResult<E, C>;
 	/** The completed session whose booking request its item may need (poll/attach.ts reads it when the item options ask). */

@@ -15,7 +15,9 @@
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
  *    upward, then downward from there (model/windows.ts says why that is exact).
  */
-import { listsFor, selectedKinds, windowOffsets } from '../events';
+import { listsFor, watchedRange, windowOffsets } from '../events';
+import type { Rotation } from '../events/watched';
+import { readRotation } from '../events/watched';
 import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
@@ -60,8 +62,8 @@ export class Planner {
 	now: number | undefined;
 	/** The windows of this poll (undefined for a baseline). */
 	windows: Window[] | undefined;
-	/** What each selected event's own reads found (events/*: `reads`; where Request Updated's rotation got to), by event value. */
-	readonly own = new Map<string, unknown>();
+	/** Where the watched requests' rotation got to in this poll (undefined: it did not move). */
+	rotation: Rotation | undefined;
 
 	private readonly view: ListView;
 	/** Pages kept for the targets still to be read (a search or a run of this one may not use them). */
@@ -111,13 +113,11 @@ export class Planner {
 			for (const target of targets) if (this.rereadsFromTop(target)) yield* this.extendRun(target, 1, this.input.pagesLeft());
 			yield* this.readUnservedRows();
 		}
-		// The events' own pages (Request Updated's older pages) come last: the pages the windows read serve them too.
-		for (const kind of selectedKinds(settings)) {
-			if (!kind.reads) continue;
+		// The watched requests' older pages come last: the pages the windows read serve them too.
+		const range = watchedRange(settings);
+		if (range !== undefined) {
 			this.reserve = 0;
-			const memory = kind.memory && previous?.events[kind.memory.slot];
-			const plan = kind.reads({ latestOfPage: (list, page) => this.view.latestOfPage(list, page), read: this.gate, settings, memory });
-			if (plan) this.own.set(kind.value, yield* plan);
+			this.rotation = yield* readRotation(this.view, this.gate, range, previous?.rotation);
 		}
 	}
 

@@ -80,7 +80,7 @@ export async function pollChanges(source: PageSource, previous: TriggerMemory | 
 	if (pages.length === 0 || (previous && !planner.windows)) {
 		return { events: [], changes: undefined, baseline: !previous, now, cut: true, ...emptyCounts(), calls };
 	}
-	const input = { pages, now, settings, reads: planner.own, fallbackNow: read.fallbackNow, skewMs: clock.skewMs };
+	const input = { pages, now, settings, rotation: planner.rotation, fallbackNow: read.fallbackNow, skewMs: clock.skewMs };
 	if (!previous) return { ...pollCore({ ...input, memory: undefined }), now, cut: read.cut, calls };
 	const judged = judgePoll({ ...input, memory: previous });
 	const handled = await attachRequests(source, judged.ready, { pages, budget: options.budget, needs: options.needsRequest, calls });

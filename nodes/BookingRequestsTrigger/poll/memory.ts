@@ -167,6 +167,7 @@ export function applyChanges(previous: TriggerMemory | undefined, changes: Memor
 	memory.skewMs = changes.skewMs;
 	memory.label.ref = changes.ref;
 	memory.windows = changes.windows;
+	if (changes.rotation) memory.rotation = changes.rotation.cursor;
 	if (!changes.sessions || !memory.sessions) delete memory.sessions;
 	else {
 		memory.sessions.checkpoints = changes.sessions.checkpoints;

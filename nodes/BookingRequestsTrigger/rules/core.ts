@@ -20,6 +20,8 @@ import type { TriggerSettings } from '../events';
 import { requestIdOf } from '../../shared/output/session';
 import type { MemoryChanges, TriggerMemory } from '../state/decoded';
 import { baselineMemory } from './baseline';
+import type { Rotation } from '../events/watched';
+import { lowestWatchedRank, watchedReadings } from '../events/watched';
 import type { Evaluation } from './evaluate';
 import { evaluate, windowsOf } from './evaluate';
 import { decide, mergeByTime } from './judge';
@@ -33,8 +35,8 @@ export interface PollInput {
 	/** The poll's time on the API server's clock (model/pages.ts `pollNow`). */
 	now: number;
 	settings: TriggerSettings;
-	/** What the selected events' own reads found (events/*: `reads`; where Request Updated's rotation got to), by event value. */
-	reads?: ReadonlyMap<string, unknown>;
+	/** Where the watched requests' rotation got to in this poll (events/watched.ts; undefined: it did not move). */
+	rotation?: Rotation;
 	/** "Now" when no answer carried a `Date` header (n8n's clock corrected by the last measured skew). */
 	fallbackNow?: number;
 	/** The server's clock minus n8n's, measured in this poll (undefined: no `Date` header). */
@@ -111,7 +113,9 @@ function watchPages(memory: TriggerMemory, windows: MemoryChanges['windows'], in
 	for (const kind of selectedKinds(input.settings)) {
 		const slot = kind.memory?.slot;
 		if (!kind.watch || slot === undefined || memory.events[slot] === undefined) continue;
-		const result = kind.watch({ memory: memory.events[slot], pages: input.pages, windows, reads: input.reads?.get(kind.value), now: input.now, settings: input.settings });
+		const range = kind.watches?.(input.settings);
+		const watched = range === undefined ? undefined : { readings: watchedReadings(input.pages, range, input.now), lowest: lowestWatchedRank(input.pages, range) };
+		const result = kind.watch({ memory: memory.events[slot], pages: input.pages, windows, watched, now: input.now, settings: input.settings });
 		changes.push({ slot, change: result.change });
 		events.push(...(result.events as TriggerEvent[]));
 	}
@@ -135,6 +139,7 @@ function baselinePoll(input: PollInput): PollOutcome {
 		ref: refOf(pages, undefined),
 		windows: start.windows as MemoryChanges['windows'],
 		...(start.sessions ? { sessions: { checkpoints: start.sessions.checkpoints } } : {}),
+		...(input.rotation ? { rotation: input.rotation } : {}),
 		events: watched.changes,
 	};
 	return { events: [], changes, baseline: true, cut: false, ...emptyCounts() };
@@ -162,7 +167,7 @@ export function settlePoll(judged: Judged, handled: Handled): PollOutcome {
 	const emitted = done.flatMap((decision) => (decision.event ? [withRequest(decision.event as TriggerEvent)] : []));
 	return {
 		events: mergeByTime(emitted, watched.events),
-		changes: { ...next.changes, ref: refOf(input.pages, input.memory.label.ref), events: [...own, ...watched.changes] },
+		changes: { ...next.changes, ref: refOf(input.pages, input.memory.label.ref), ...(input.rotation ? { rotation: input.rotation } : {}), events: [...own, ...watched.changes] },
 		baseline: false,
 		cut: handled.count < decisions.length || evaluation.outcomes.some((outcome) => !outcome.complete),
 		skipped: skippedOf(done),

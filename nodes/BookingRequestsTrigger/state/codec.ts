@@ -10,7 +10,7 @@ import type { ListName } from '../model/pages';
 import type { TriggerSettings } from '../events';
 import { windowsOfList } from '../windows';
 import type { WindowMemory, WindowStart } from '../windows/window';
-import { isMs, isRecord, isShortText } from './checks';
+import { isCount, isMs, isRecord, isShortText } from './checks';
 import type { CustomerMemories, TriggerMemory } from './decoded';
 import type { SessionsState, TriggerState } from './format';
 import { STATE_VERSION } from './format';
@@ -95,6 +95,8 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 	const sessions = sessionsFor(storedSessions, { polledAt: raw.polledAt, ev: raw.ev }, expect);
 	if (top === null || sessions === null) return undefined;
 	const memories = readEventMemories(raw, lists);
+	// Where versions before this one kept the rotation: in Request Updated's records.
+	const rotation = lists.watched ? [raw.rotation, isRecord(raw.updates) ? raw.updates.cursor : undefined].find((cursor) => cursor !== undefined && isCount(cursor)) : undefined;
 	const key = fromLegacy ? legacy.key : isShortText(raw.key) ? raw.key : undefined;
 	const ref = isShortText(raw.ref) ? raw.ref : undefined;
 	const bu = isShortText(raw.bu) ? raw.bu : undefined;
@@ -109,6 +111,7 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 		polledAt: raw.polledAt,
 		skewMs: raw.skewMs,
 		...(sessions ? { sessions } : {}),
+		...(rotation !== undefined ? { rotation: rotation as number } : {}),
 		...top,
 		...memories,
 	};
@@ -127,6 +130,7 @@ export function decodeMemory(state: TriggerState, settings: TriggerSettings): Tr
 		skewMs: state.skewMs,
 		windows: { ...windows, ...sessionList?.windows },
 		...(sessionList ? { sessions: sessionList.sessions } : {}),
+		...(state.rotation !== undefined ? { rotation: state.rotation } : {}),
 		events: Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(state[kind.memory.slot])]] : []))),
 	};
 }
@@ -175,6 +179,7 @@ export function writeMemory(memory: TriggerMemory): TriggerState {
 		polledAt: memory.polledAt,
 		skewMs: memory.skewMs,
 		...(memory.sessions ? { sessions: encodeSessionList(memory.windows, memory.sessions) } : {}),
+		...(memory.rotation !== undefined ? { rotation: memory.rotation } : {}),
 		...stored,
 	};
 }

@@ -62,6 +62,8 @@ export interface TriggerMemory {
 	/** Each window's memory, by name (windows/). */
 	windows: WindowMemories;
 	sessions?: SessionListMemory;
+	/** Where the watched requests' rotation goes on (events/watched.ts: a rank; undefined at page 2), while an event watches requests. */
+	rotation?: number;
 	/** Each selected event's own memory, by its slot in the state (events/*: `memory`; Request Updated's records). */
 	events: Readonly<Record<string, unknown>>;
 }
@@ -97,6 +99,8 @@ export interface MemoryChanges {
 	windows: Record<string, WindowMemory>;
 	/** The session list after the poll; undefined: it is not kept any more (no session event left). */
 	sessions?: { checkpoints: Checkpoint[]; customers?: CustomerChanges };
+	/** Where the watched requests' rotation goes on, when it moved in this poll. */
+	rotation?: { cursor: number | undefined };
 	/** What the poll changes in each event's own memory, in order (events/*: `watch`, `remember`). */
 	events: Array<{ slot: string; change: unknown }>;
 }

@@ -55,6 +55,8 @@ export interface TriggerState extends RequestWindowsState {
 	polledAt: number;
 	skewMs: number;
 	sessions?: SessionsState;
+	/** Rank where the watched requests' rotation goes on (events/watched.ts); absent: at page 2. */
+	rotation?: number;
 	/** Each selected event's own memory, under its slot (events/*: `memory`). */
 	[slot: string]: unknown;
 }

@@ -11,7 +11,7 @@ import { createHarness } from '../../../harness/inProcessN8n';
 import type { Harness } from '../../../harness/inProcessN8n';
 import { hashKey, sortRequests, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
-import { WATCH_PAGES_PER_POLL } from '../../../nodes/BookingRequestsTrigger/events/requestUpdated/rotation';
+import { WATCH_PAGES_PER_POLL } from '../../../nodes/BookingRequestsTrigger/events/watched';
 import { TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
 

@@ -31,8 +31,9 @@ import type { UpdatesChange, WatchedRecord } from './records';
 import { contactPrint, LEGACY_SEAL, UpdatesMemory, updatedHash } from './records';
 import type { ChangeField, UpdateSettings, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
-import type { PageObservation } from '../../model/pages';
 import { EDGE_WINDOW_MS, sortTime } from '../../model/pages';
+import type { WatchedRequests } from '../kind';
+import type { WatchedRead } from '../watched';
 
 export interface RequestChange {
 	request: BookingRequest;
@@ -48,8 +49,8 @@ export interface RequestChange {
 
 export interface DetectInput {
 	memory: UpdatesMemory;
-	/** Every page read in this poll (only the request list's are used). */
-	pages: PageObservation[];
+	/** The watched requests this poll read (events/watched.ts). */
+	watched: WatchedRequests;
 	/** Whether the New Request part has passed this request (its creation is handled). */
 	passed: (request: BookingRequest) => boolean;
 	/** Server time of activation (the state's baseline) and of this poll. */
@@ -66,47 +67,6 @@ export interface DetectResult {
 	changes: RequestChange[];
 	/** What the poll changes in the records. */
 	records: UpdatesChange;
-}
-
-interface Reading {
-	request: BookingRequest;
-	/** Place counted from the end of the list (undefined when the page gave no total). */
-	rank: number | undefined;
-	/** Read within EDGE_WINDOW_MS of the server's clock: rows committed late may still land below it (its rank grows). */
-	edge: boolean;
-}
-
-/**
- * Whether a request read on this page may still get rows below it: one committed after the read is
- * stamped at most EDGE_WINDOW_MS before it, so it lands below only a request created that recently (the
- * page's `Date` header is at or before the read: the test errs towards the edge).
- */
-function inEdge(page: PageObservation, request: BookingRequest, now: number): boolean {
-	const created = sortTime('requests', request);
-	return created !== null && created >= (page.serverDate ?? now) - EDGE_WINDOW_MS;
-}
-
-/** The newest reading of each request that was within the watched range when read. */
-function watchedReadings(pages: PageObservation[], watchNewest: number, now: number): Map<string, Reading> {
-	const readings = new Map<string, Reading>();
-	for (const page of [...pages].filter((p) => p.list === 'requests').sort((a, b) => a.seq - b.seq)) {
-		for (const [i, item] of page.items.entries()) {
-			const index = (page.page - 1) * page.perPage + i;
-			if (index >= watchNewest) {
-				readings.delete(item.id);
-				continue;
-			}
-			const request = item as unknown as BookingRequest;
-			readings.set(item.id, { request, rank: page.total === undefined ? undefined : page.total - 1 - index, edge: inEdge(page, request, now) });
-		}
-	}
-	return readings;
-}
-
-/** The lowest rank still watched: from the newest page read that gives the list's length. */
-function lowestWatchedRank(pages: PageObservation[], watchNewest: number): number | undefined {
-	const latest = [...pages].filter((p) => p.list === 'requests' && p.total !== undefined).sort((a, b) => b.seq - a.seq)[0];
-	return latest ? latest.total! - watchNewest : undefined;
 }
 
 const norm = (value: string | null): string => (value ?? '').trim().toLowerCase();
@@ -161,7 +121,7 @@ interface Current {
 	at: number;
 }
 
-function currentOf(reading: Reading, record: WatchedRecord | undefined, now: number): Current {
+function currentOf(reading: WatchedRead, record: WatchedRecord | undefined, now: number): Current {
 	const { request } = reading;
 	const updatedAt = timestampMs(request.updated_at);
 	const stored = recordMs(updatedAt);
@@ -245,7 +205,7 @@ function readsAs(before: readonly unknown[], request: BookingRequest): boolean {
  * keeps the contact as this poll keeps it: then the record holds as it is (nothing to compare, hash or
  * seal). A record decoded from the state has no reading yet and is compared.
  */
-function readsAsBefore(record: WatchedRecord, reading: Reading, keepContact: boolean): boolean {
+function readsAsBefore(record: WatchedRecord, reading: WatchedRead, keepContact: boolean): boolean {
 	if (record.raw === undefined || (reading.rank ?? record.rank) !== record.rank || (record.edge === true) !== reading.edge) return false;
 	if ((record.sealed !== '') !== keepContact || record.sealed.startsWith(LEGACY_SEAL)) return false;
 	return readsAs(record.raw, reading.request);
@@ -257,7 +217,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 	const keepContact = settings.fields.includes('contact');
 	const changes: RequestChange[] = [];
 	const records: UpdatesChange['records'] = [];
-	for (const reading of watchedReadings(input.pages, settings.watchNewest, now).values()) {
+	for (const reading of input.watched.readings.values()) {
 		if (!input.passed(reading.request)) continue;
 		const record = memory.get(reading.request.id, reading.rank);
 		if (record && readsAsBefore(record, reading, keepContact)) continue;
@@ -274,5 +234,5 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		if (change) changes.push(change);
 	}
 	changes.sort((a, b) => a.at - b.at);
-	return { changes, records: { records, forgetBelow: lowestWatchedRank(input.pages, settings.watchNewest) } };
+	return { changes, records: { records, forgetBelow: input.watched.lowest } };
 }

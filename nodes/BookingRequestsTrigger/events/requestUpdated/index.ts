@@ -21,8 +21,7 @@ import { WATCH_GROUP_NAMES, WATCH_GROUPS } from './fields';
 import type { SkipBookedSettings } from '../skipBooked';
 import type { UpdatesChange, UpdatesState } from './records';
 import { isUpdatesState, UpdatesMemory } from './records';
-import type { WatchedReads } from './rotation';
-import { readWatched, WATCH_PAGES_PER_POLL } from './rotation';
+import { WATCH_PAGES_PER_POLL } from '../watched';
 
 export interface RequestUpdatedEvent extends EventBase {
 	event: 'request.updated';
@@ -134,7 +133,7 @@ function watch(input: WatchInput<UpdatesMemory, UpdatedSettings>): WatchResult<R
 	const starting = previous.from === undefined;
 	const { changes, records } = detectUpdates({
 		memory: previous,
-		pages: input.pages,
+		watched: input.watched ?? { readings: new Map(), lowest: undefined },
 		passed: passedBy(input.windows.requests),
 		since: previous.from ?? input.now,
 		now: input.now,
@@ -142,8 +141,7 @@ function watch(input: WatchInput<UpdatesMemory, UpdatedSettings>): WatchResult<R
 		settings: settings.updates,
 		form: settings.requestsForm,
 	});
-	const reads = input.reads as WatchedReads | undefined;
-	const change: UpdatesChange = { ...records, ...(starting ? { from: input.now } : {}), ...(reads ? { rotation: { cursor: reads.cursor } } : {}) };
+	const change: UpdatesChange = { ...records, ...(starting ? { from: input.now } : {}) };
 	const events = changes.map(
 		(update): RequestUpdatedEvent => ({
 			event: 'request.updated',
@@ -187,7 +185,7 @@ export const requestUpdated: EventKind<RequestUpdatedEvent, UpdatedSettings, Upd
 	windows: () => ['requests'],
 	judges: [],
 	memory,
-	reads: (input) => input.settings.updates && readWatched(input, input.read, input.settings.updates.watchNewest, input.memory?.cursor),
+	watches: (settings) => settings.updates?.watchNewest,
 	watch,
 	item: (event, options, formNames): IDataObject => ({
 		...requestItem(event, options, formNames),

@@ -30,7 +30,7 @@ import { ID_LENGTH, parseColumns, toColumns } from './recordColumns';
 export interface UpdatesState extends Partial<RecordColumns> {
 	/** Server time Request Updated started watching (its first poll remembers without reporting). */
 	from: number;
-	/** Rank where the next poll's rotation starts reading downward (absent: just below page 1). */
+	/** Where the watched requests' rotation went on, as versions before 1 (this release) stored it: read into the state's `rotation`. */
 	cursor?: number;
 	/** The status and lead status values the records point to. */
 	values: string[];
@@ -179,8 +179,6 @@ const byPlace = (a: Entry, b: Entry) => b.record.rank - a.record.rank || (a.code
 export interface UpdatesChange {
 	/** Request Updated starts watching at this server time (its first poll). */
 	from?: number;
-	/** Where the next poll's rotation starts (set when this poll's rotation moved). */
-	rotation?: { cursor: number | undefined };
 	/** Each request read, with the record it replaces (found by code and rank before the poll). */
 	records: Array<{ id: string; record: WatchedRecord; replaces?: WatchedRecord }>;
 	/** The requests below this rank left the watched range: forgotten (after the records above are set). */
@@ -189,7 +187,6 @@ export interface UpdatesChange {
 
 /** The watched requests this trigger has read, by id code (and rank). */
 export class UpdatesMemory {
-	cursor: number | undefined;
 	/** Undefined for a memory that starts in this poll. */
 	from: number | undefined;
 	/** Records by id code: one, or the few whose codes collide (told apart by rank). */
@@ -202,7 +199,6 @@ export class UpdatesMemory {
 		const memory = new UpdatesMemory();
 		const rows = state && rowsOf(state);
 		if (!state || !rows) return memory;
-		memory.cursor = state.cursor;
 		memory.from = state.from;
 		for (const row of rows) memory.add(row.id, recordOfRow(row));
 		// Read in the compact form: it stays the stored form until a record changes.
@@ -258,7 +254,6 @@ export class UpdatesMemory {
 	/** Applies a poll's change; returns how many requests it forgot (they left the watched range). */
 	apply(change: UpdatesChange): number {
 		if (change.from !== undefined) this.from = change.from;
-		if (change.rotation) this.cursor = change.rotation.cursor;
 		for (const { id, record, replaces } of change.records) this.set(id, record, replaces);
 		return change.forgetBelow === undefined ? 0 : this.forgetBelow(change.forgetBelow);
 	}
@@ -303,6 +298,6 @@ export class UpdatesMemory {
 	encode(from: number): UpdatesState {
 		this.stored ??= toColumns(this.entries().sort(byPlace).map(({ code, record }) => rowOfRecord(code, record)));
 		const { columns, values } = this.stored;
-		return { from, ...(this.cursor !== undefined ? { cursor: this.cursor } : {}), values, ...columns };
+		return { from, values, ...columns };
 	}
 }
