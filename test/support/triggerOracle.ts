@@ -569,7 +569,9 @@ function judgeCreated(judging: Judging): EventJudge {
 /** The oracle's rule of each event, by its value in the registry (events/index.ts). */
 const RULES: Readonly<Record<string, EventRule>> = {
 	sessionAbandoned: {
+		// Due by the delay at a poll's time, never by a row committed late.
 		visibleAt: () => -Infinity,
+		// Skip Customers Who Booked reads every new booking.
 		readsRequests: (trigger) => (trigger.skipIfBooked === true ? 'new' : undefined),
 		judge: judgeAbandoned,
 	},
