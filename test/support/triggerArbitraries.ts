@@ -12,6 +12,8 @@ import type { Activity, ContactKind, FuzzSettings, Program, RequestChangeSpec, S
 import { DAY, FORMS } from './triggerProgram';
 import { MIN } from './triggerWorld';
 import { EDGE_WINDOW_MS } from '../../nodes/BookingRequestsTrigger/model/pages';
+import type { RegisteredEvent } from './perEvent';
+import { isSelected, perEvent, REGISTERED } from './perEvent';
 
 const WATCH_GROUPS: WatchGroup[] = ['status', 'lead_status', 'internal_notes', 'completed_at', 'contact'];
 
@@ -20,49 +22,126 @@ export interface SettingsBias {
 	events?: Partial<TriggerSettings['events']>;
 }
 
-export function settingsArb(bias: SettingsBias = {}): fc.Arbitrary<FuzzSettings> {
-	const events = fc
-		.record({ sessionAbandoned: fc.boolean(), sessionCompleted: fc.boolean(), requestCreated: fc.boolean(), requestUpdated: fc.boolean() })
-		.map((picked) => ({ ...picked, ...bias.events }))
-		.filter((picked) => picked.sessionAbandoned || picked.sessionCompleted || picked.requestCreated || picked.requestUpdated);
-	const updates = fc.record({
-		watchNewest: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 13, max: 80 }), fc.constant(500)),
-		fields: fc.subarray(WATCH_GROUPS, { minLength: 1 }),
-		statusTo: fc.constantFrom<string[][]>([], [], [], ['confirmed']),
-		leadStatusTo: fc.constantFrom<string[][]>([], [], [], ['won', 'lost']),
-	});
-	return fc
-		.record({
-			events,
+/** What the options drawn of an event add to the generated settings: the trigger's, and Include Booking Request. */
+export interface OptionsPart {
+	trigger: Partial<TriggerSettings>;
+	includeRequest?: boolean;
+}
+
+/** Whether the event is selected, and the node's Form filter. */
+export interface OptionsContext {
+	selected: boolean;
+	form: string | undefined;
+}
+
+/**
+ * An event's options: each drawn by its name (unique among all the draws of the settings), and what the
+ * values drawn add to the settings. Drawn whether or not the event is selected (the node keeps an option
+ * while its event is off); an option that applies only while the event is selected is set only then.
+ */
+export interface EventOptions {
+	draws: Readonly<Record<string, fc.Arbitrary<unknown>>>;
+	settings(drawn: Readonly<Record<string, unknown>>, context: OptionsContext): OptionsPart;
+}
+
+/** An event's options, typed by their draws. */
+function eventOptions<D extends Record<string, unknown>>(draws: { [K in keyof D]: fc.Arbitrary<D[K]> }, settings: (drawn: D, context: OptionsContext) => OptionsPart): EventOptions {
+	return { draws, settings: settings as EventOptions['settings'] };
+}
+
+/** Per event (by its value in the registry, events/index.ts): its options. */
+export const EVENT_OPTIONS: Readonly<Record<string, EventOptions>> = {
+	sessionAbandoned: eventOptions(
+		{
 			abandonedMinutes: fc.constantFrom(1, 5, 30),
 			fireAgainIfReabandoned: fc.boolean(),
-			onlyRecovered: fc.boolean(),
 			skipIfBooked: fc.boolean(),
 			cooldownDays: fc.constantFrom(0, 0, 1, 3),
 			onlyWithEmail: fc.boolean(),
-			form: fc.constantFrom<Array<string | undefined>>(undefined, undefined, FORMS[0]),
-			updates,
-			perPage: fc.constantFrom(2, 3, 5, 10, 100),
-			includeRequest: fc.boolean(),
-			drainBudget: fc.constantFrom<Array<number | null>>(null, 12, 20),
-		})
-		.map((raw): FuzzSettings => {
-			const abandoned = raw.events.sessionAbandoned;
-			const skipIfBooked = abandoned && raw.skipIfBooked;
-			const trigger: TriggerSettings = {
-				events: raw.events,
-				abandonedAfterMs: raw.abandonedMinutes * MIN,
-				fireAgainIfReabandoned: raw.fireAgainIfReabandoned,
-				onlyRecovered: raw.onlyRecovered && raw.events.sessionCompleted,
-				skipIfBooked,
-				...(skipIfBooked && raw.form ? { requestsForm: raw.form } : {}),
-				customerCooldownMs: raw.cooldownDays * DAY,
-				onlyWithEmail: raw.onlyWithEmail && abandoned,
-				...(raw.events.requestUpdated ? { updates: raw.updates } : {}),
-				fingerprint: 'fp-fuzz',
+		},
+		(drawn, { selected, form }) => {
+			const skipIfBooked = selected && drawn.skipIfBooked;
+			return {
+				trigger: {
+					abandonedAfterMs: drawn.abandonedMinutes * MIN,
+					fireAgainIfReabandoned: drawn.fireAgainIfReabandoned,
+					skipIfBooked,
+					...(skipIfBooked && form ? { requestsForm: form } : {}),
+					customerCooldownMs: drawn.cooldownDays * DAY,
+					onlyWithEmail: drawn.onlyWithEmail && selected,
+				},
 			};
-			return { trigger, perPage: raw.perPage, includeRequest: raw.includeRequest && raw.events.sessionCompleted, form: raw.form, drainBudget: raw.drainBudget };
-		});
+		},
+	),
+	sessionCompleted: eventOptions({ onlyRecovered: fc.boolean(), includeRequest: fc.boolean() }, (drawn, { selected }) => ({
+		trigger: { onlyRecovered: drawn.onlyRecovered && selected },
+		includeRequest: drawn.includeRequest && selected,
+	})),
+	// New Request has no options of its own.
+	requestCreated: eventOptions({}, () => ({ trigger: {} })),
+	requestUpdated: eventOptions(
+		{
+			updates: fc.record({
+				watchNewest: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 13, max: 80 }), fc.constant(500)),
+				fields: fc.subarray(WATCH_GROUPS, { minLength: 1 }),
+				statusTo: fc.constantFrom<string[][]>([], [], [], ['confirmed']),
+				leadStatusTo: fc.constantFrom<string[][]>([], [], [], ['won', 'lost']),
+			}),
+		},
+		(drawn, { selected }) => ({ trigger: selected ? { updates: drawn.updates } : {} }),
+	),
+};
+
+/** What is drawn of the world: the node's Form filter, the model's page size, the call budget of the polls after the program. */
+interface WorldDrawn {
+	form: string | undefined;
+	perPage: number;
+	drainBudget: number | null;
+}
+
+/** The world's draws. */
+const WORLD_DRAWS: { [K in keyof WorldDrawn]: fc.Arbitrary<WorldDrawn[K]> } = {
+	form: fc.constantFrom<Array<string | undefined>>(undefined, undefined, FORMS[0]),
+	perPage: fc.constantFrom(2, 3, 5, 10, 100),
+	drainBudget: fc.constantFrom<Array<number | null>>(null, 12, 20),
+};
+
+/**
+ * The order of the draws (any other after them): as they were drawn before each event's options were
+ * its own, so that the fixed seeds of `npm test` still generate the same programs.
+ */
+const DRAW_ORDER = ['abandonedMinutes', 'fireAgainIfReabandoned', 'onlyRecovered', 'skipIfBooked', 'cooldownDays', 'onlyWithEmail', 'form', 'updates', 'perPage', 'includeRequest', 'drainBudget'];
+
+/** The world's and every event's draws, by name, in DRAW_ORDER. */
+function drawsOf(options: Array<[RegisteredEvent, EventOptions]>): Record<string, fc.Arbitrary<unknown>> {
+	const draws: Record<string, fc.Arbitrary<unknown>> = { ...WORLD_DRAWS };
+	for (const [kind, { draws: own }] of options) {
+		for (const [name, arb] of Object.entries(own)) {
+			if (Object.hasOwn(draws, name)) throw new Error(`The event "${kind.value}" draws an option named "${name}" as another draw does: name it apart in EVENT_OPTIONS`);
+			draws[name] = arb;
+		}
+	}
+	const names = [...DRAW_ORDER.filter((name) => Object.hasOwn(draws, name)), ...Object.keys(draws).filter((name) => !DRAW_ORDER.includes(name))];
+	return Object.fromEntries(names.map((name) => [name, draws[name]]));
+}
+
+/**
+ * Settings with every registered event on or off (at least one on; `bias` forces some on) and each
+ * event's options from EVENT_OPTIONS; throws, naming the event, when a registered event has none there.
+ */
+export function settingsArb(bias: SettingsBias = {}, kinds: readonly RegisteredEvent[] = REGISTERED): fc.Arbitrary<FuzzSettings> {
+	const options = perEvent(EVENT_OPTIONS, kinds, (event) => `No arbitrary of the options of the event ${event}: add one to EVENT_OPTIONS in test/support/triggerArbitraries.ts, so that the property tests generate it`);
+	const events = fc
+		.record(Object.fromEntries(kinds.map((kind) => [kind.value, fc.boolean()])))
+		.map((picked) => ({ ...picked, ...bias.events }) as TriggerSettings['events'])
+		.filter((picked) => kinds.some((kind) => isSelected(picked, kind)));
+	return fc.record({ events, ...drawsOf(options) }).map((drawn): FuzzSettings => {
+		const world = drawn as unknown as WorldDrawn;
+		const parts = options.map(([kind, own]) => own.settings(drawn, { selected: isSelected(drawn.events, kind), form: world.form }));
+		const trigger = Object.assign({ events: drawn.events }, ...parts.map((part) => part.trigger), { fingerprint: 'fp-fuzz' }) as TriggerSettings;
+		const includeRequest = parts.some((part) => part.includeRequest === true);
+		return { trigger, perPage: world.perPage, includeRequest, form: world.form, drainBudget: world.drainBudget };
+	});
 }
 
 const customer = fc.integer({ min: 0, max: 5 });

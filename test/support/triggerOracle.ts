@@ -18,11 +18,16 @@
  *   before the first poll); events come oldest first, but a row committed late after a poll that sent
  *   newer events had begun comes in a later poll, up to EDGE before them.
  * Violations are tagged so that each property checks its own part.
+ *
+ * Each event has its rule in RULES, by its value in the trigger's registry (events/index.ts): the oracle
+ * refuses to judge (throws, naming the event) while the trigger registers an event it has no rule for.
  */
 import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
-import type { Period, PollRecord, Program, RequestHistory, RequestVersion, Run, SessionHistory } from './triggerProgram';
+import type { RegisteredEvent } from './perEvent';
+import { isSelected, perEvent, REGISTERED } from './perEvent';
+import type { FuzzSettings, Period, PollRecord, Program, RequestHistory, RequestVersion, Run, SessionHistory } from './triggerProgram';
 import { DAY, VERSION_FIELDS } from './triggerProgram';
 
 /** README: rows are visible within 5 seconds of their timestamp; the `Date` header has 1 s resolution. */
@@ -75,30 +80,69 @@ interface Delivered {
 	keptIndex?: number;
 }
 
-export function judge(program: Program, run: Run): Violation[] {
+/** What every event's rule reads of a run: the program, its history, the polls and what they delivered. */
+interface Judging {
+	program: Program;
+	run: Run;
+	settings: FuzzSettings;
+	trigger: TriggerSettings;
+	events: TriggerSettings['events'];
+	polls: PollRecord[];
+	baseline: PollRecord;
+	/** The polls after the baseline. */
+	later: PollRecord[];
+	/** What every poll delivered, in order (lost saves and rolled-back states included). */
+	delivered: Delivered[];
+	/** What the polls whose state n8n kept delivered, in order: the kept timeline. */
+	keptLog: Delivered[];
+	deliveredIds: Set<string>;
+	keptIds: Set<string>;
+	/** The trigger reads the request list (for some selected event). */
+	readsRequests: boolean;
+	/** The trigger reads every new request (New Request, Skip Customers Who Booked): it knows the customer of each booking. */
+	readsNewRequests: boolean;
+	fail(tag: Tag, message: string): void;
+	/** The session is on the Form filter's form (or there is none). */
+	formOk(form: string): boolean;
+	/** The request list as the trigger reads it (filtered by form unless read for every form). */
+	requestsListed(request: RequestHistory): boolean;
+	/** The customer keys of the idle period a delivered Session Abandoned reports. */
+	keysOfAbandoned(entry: Delivered): string[];
+	/** The activity `seq` happened while a poll read whose reads spanned more than 5 s (see `slowPoll`). */
+	slowPoll(seq: number): boolean;
+}
+
+/** The oracle's rule of one event, in RULES by the event's value. */
+interface EventRule {
+	/**
+	 * When an event's row became visible (the history's `seq`), for the order across polls: a row
+	 * committed late that became visible once a poll had begun that sent newer events comes in a later
+	 * poll, at most EDGE before them. -Infinity: never late; null: not held to the order across polls.
+	 */
+	visibleAt: ((event: TriggerEvent, run: Run) => number) | null;
+	/** What of the request list the trigger reads for this event while it is selected: every new request, the newest (watched), or none. */
+	readsRequests?(trigger: TriggerSettings): 'new' | 'watched' | undefined;
+	/** Its judgement of a run (made once, before any delivered event is checked; it may judge the kept timeline as a whole there). */
+	judge(run: Judging): EventJudge;
+}
+
+interface EventJudge {
+	/** One event of this kind, as a poll delivered it. */
+	check(entry: Delivered): void;
+	/** What must have fired, once the world went quiet and enough polls passed. */
+	missing(): void;
+}
+
+/**
+ * Judges a run of a program. Refuses (throws, naming it) when the trigger registers an event that
+ * RULES has no rule for: an event it cannot judge would go unchecked.
+ */
+export function judge(program: Program, run: Run, kinds: readonly RegisteredEvent[] = REGISTERED): Violation[] {
+	const rules = perEvent(RULES, kinds, (event) => `The oracle has no rule for the event ${event}: add one to RULES in test/support/triggerOracle.ts, so that the property tests judge it`);
 	const out: Violation[] = [];
 	const fail = (tag: Tag, message: string) => out.push({ tag, message });
-	const settings = program.settings;
-	const trigger: TriggerSettings = settings.trigger;
-	const events = trigger.events;
-	const delay = trigger.abandonedAfterMs;
-	const polls = run.polls;
-	const baseline = polls[0];
-	const later = polls.filter((poll) => !poll.baseline);
-	const keptLog: Delivered[] = [];
-	const delivered: Delivered[] = [];
-	for (const poll of polls) {
-		for (const event of poll.events) {
-			const entry: Delivered = { event, poll };
-			if (poll.kept) {
-				entry.keptIndex = keptLog.length;
-				keptLog.push(entry);
-			}
-			delivered.push(entry);
-		}
-	}
-	const deliveredIds = new Set(delivered.map((entry) => entry.event.eventId));
-	const keptIds = new Set(keptLog.map((entry) => entry.event.eventId));
+	const judging = judgingOf(program, run, rules, fail);
+	const { polls, baseline, keptLog } = judging;
 
 	// ---- progress and the baseline
 	if (!run.drained) fail('progress', `the polls after the program did not become quiet (${run.drainPolls} polls)`);
@@ -118,12 +162,9 @@ export function judge(program: Program, run: Run): Violation[] {
 	// Across polls: oldest first, but for a row committed late (README: visible within 5 s of its
 	// timestamp) that became visible once a poll had begun that sent newer events: it comes in a later
 	// poll, at most EDGE before them.
-	const visibleAt = (event: TriggerEvent): number => {
-		if (event.event === 'request.created') return run.requests.get((event.request as BookingRequest).id)?.seq ?? Infinity;
-		if (event.event === 'session.completed') return run.sessions.get(event.session!.id)?.completed?.seq ?? Infinity;
-		return -Infinity;
-	};
-	const ordered = keptLog.filter((entry) => entry.event.event !== 'request.updated');
+	const visibleAtOf = new Map(rules.map(([kind, rule]) => [kind.name, rule.visibleAt]));
+	const visibleAt = (event: TriggerEvent): number => visibleAtOf.get(event.event)?.(event, run) ?? -Infinity;
+	const ordered = keptLog.filter((entry) => visibleAtOf.get(entry.event.event) !== null);
 	const newestOfPoll = new Map<PollRecord, Delivered>();
 	for (const entry of ordered) {
 		for (const [poll, newest] of newestOfPoll) {
@@ -135,25 +176,83 @@ export function judge(program: Program, run: Run): Violation[] {
 		if (!newest || entry.event.at >= newest.event.at) newestOfPoll.set(entry.poll, entry);
 	}
 
-	// ---- helpers over the history
-	const sessions = run.sessions;
-	const requests = run.requests;
-	const shares = (a: readonly string[], b: readonly string[]) => a.some((key) => b.includes(key));
-	const formOk = (form: string) => settings.form === undefined || form === settings.form;
-	const readsRequests = events.requestCreated || (events.sessionAbandoned && trigger.skipIfBooked === true) || events.requestUpdated === true;
-	/** The request list as the trigger reads it (filtered by form unless read for every form). */
-	const requestsListed = (request: RequestHistory) => settings.form === undefined || trigger.requestsForm !== undefined || request.form === settings.form;
-	const abandonedOf = (log: Delivered[]) => log.filter((entry) => entry.event.event === 'session.abandoned');
+	// ---- each event's rule: what each delivered event is and whether it may be there, then what must have fired
+	const judges = new Map(rules.map(([kind, rule]) => [kind.name, rule.judge(judging)]));
+	for (const entry of judging.delivered) {
+		const judgeOf = judges.get(entry.event.event);
+		if (judgeOf) judgeOf.check(entry);
+		else fail('unexpected', `${entry.event.eventId}: unknown event ${String((entry.event as { event: string }).event)}`);
+	}
+	for (const judgeOf of judges.values()) judgeOf.missing();
+	return out;
+}
 
-	// ---- Session Abandoned: must / may / must not per idle period
-	type Verdict = 'must' | 'may' | 'mustNot';
-	const periodVerdict = new Map<string, { verdict: Verdict; why: string; period: Period; session: SessionHistory }>();
-	const deliveredAbandoned = abandonedOf(delivered);
-	const keysOfAbandoned = (entry: Delivered): string[] => {
-		const session = sessions.get(entry.event.session!.id);
-		const a = Date.parse(entry.event.session!.updated_at!);
-		return session?.periods.find((period) => period.a === a)?.keys ?? [];
+/** What the rules share of a run. */
+function judgingOf(program: Program, run: Run, rules: Array<[RegisteredEvent, EventRule]>, fail: Judging['fail']): Judging {
+	const settings = program.settings;
+	const trigger = settings.trigger;
+	const polls = run.polls;
+	const keptLog: Delivered[] = [];
+	const delivered: Delivered[] = [];
+	for (const poll of polls) {
+		for (const event of poll.events) {
+			const entry: Delivered = { event, poll };
+			if (poll.kept) {
+				entry.keptIndex = keptLog.length;
+				keptLog.push(entry);
+			}
+			delivered.push(entry);
+		}
+	}
+	const reads = rules.flatMap(([kind, rule]) => (isSelected(trigger.events, kind) && rule.readsRequests ? [rule.readsRequests(trigger)] : []));
+	return {
+		program,
+		run,
+		settings,
+		trigger,
+		events: trigger.events,
+		polls,
+		baseline: polls[0],
+		later: polls.filter((poll) => !poll.baseline),
+		delivered,
+		keptLog,
+		deliveredIds: new Set(delivered.map((entry) => entry.event.eventId)),
+		keptIds: new Set(keptLog.map((entry) => entry.event.eventId)),
+		readsRequests: reads.some((read) => read !== undefined),
+		readsNewRequests: reads.includes('new'),
+		fail,
+		formOk: (form) => settings.form === undefined || form === settings.form,
+		requestsListed: (request) => settings.form === undefined || trigger.requestsForm !== undefined || request.form === settings.form,
+		keysOfAbandoned: (entry) => {
+			const session = run.sessions.get(entry.event.session!.id);
+			const a = Date.parse(entry.event.session!.updated_at!);
+			return session?.periods.find((period) => period.a === a)?.keys ?? [];
+		},
+		slowPoll: (seq) => polls.some((poll) => seq > poll.startSeq && seq <= poll.endSeq && poll.endNow - poll.startNow > EDGE - 1_000),
 	};
+}
+
+const shares = (a: readonly string[], b: readonly string[]) => a.some((key) => b.includes(key));
+const abandonedOf = (log: Delivered[]) => log.filter((entry) => entry.event.event === 'session.abandoned');
+
+// ---------------------------------------------------------------- Session Abandoned
+
+type Verdict = 'must' | 'may' | 'mustNot';
+
+interface PeriodVerdict {
+	verdict: Verdict;
+	why: string;
+	period: Period;
+	session: SessionHistory;
+}
+
+/** Must / may / must not per idle period, by its event id. */
+function periodVerdicts(judging: Judging): Map<string, PeriodVerdict> {
+	const { trigger, events, baseline, later, deliveredIds } = judging;
+	const { sessions, requests } = judging.run;
+	const delay = trigger.abandonedAfterMs;
+	const periodVerdict = new Map<string, PeriodVerdict>();
+	const deliveredAbandoned = abandonedOf(judging.delivered);
 	for (const session of sessions.values()) {
 		let earlierDelivered = false;
 		for (const period of session.periods) {
@@ -166,7 +265,7 @@ export function judge(program: Program, run: Run): Violation[] {
 				set('mustNot', 'Session Abandoned is not selected');
 				continue;
 			}
-			if (!formOk(session.form)) {
+			if (!judging.formOk(session.form)) {
 				set('mustNot', 'another form than the Form filter');
 				continue;
 			}
@@ -205,16 +304,19 @@ export function judge(program: Program, run: Run): Violation[] {
 			}
 			if (verdict === 'must' && !trigger.fireAgainIfReabandoned && wasEarlier) [verdict, why] = ['may', 'an earlier idle period of the session was reported'];
 			if (verdict === 'must' && (trigger.customerCooldownMs ?? 0) > 0 && period.keys.length > 0) {
-				const others = deliveredAbandoned.filter((entry) => entry.event.eventId !== eventId && shares(keysOfAbandoned(entry), period.keys));
+				const others = deliveredAbandoned.filter((entry) => entry.event.eventId !== eventId && shares(judging.keysOfAbandoned(entry), period.keys));
 				if (others.length > 0) [verdict, why] = ['may', 'the customer was reminded too (cooldown)'];
 			}
 			set(verdict, why);
 		}
 	}
+	return periodVerdict;
+}
 
-	// Kept timeline: once per session (without Fire Again If Reabandoned; a session seen more than 30
-	// days before may come again), and the cooldown per customer (on event times).
-	const keptAbandoned = abandonedOf(keptLog);
+/** Kept timeline: once per session (without Fire Again If Reabandoned; a session seen more than 30 days before may come again), and the cooldown per customer (on event times). */
+function checkAbandonedTimeline(judging: Judging): void {
+	const { trigger, fail } = judging;
+	const keptAbandoned = abandonedOf(judging.keptLog);
 	const lastOfSession = new Map<string, Delivered>();
 	const lastOfKey = new Map<string, Delivered>();
 	for (const entry of keptAbandoned) {
@@ -226,7 +328,7 @@ export function judge(program: Program, run: Run): Violation[] {
 			fail('unexpected', `${entry.event.eventId}: the session was reported abandoned before (${before.event.eventId}) and Fire Again If Reabandoned is off`);
 		}
 		lastOfSession.set(id, entry);
-		const keys = keysOfAbandoned(entry);
+		const keys = judging.keysOfAbandoned(entry);
 		const cooldown = trigger.customerCooldownMs ?? 0;
 		if (cooldown > 0) {
 			for (const key of keys) {
@@ -239,8 +341,70 @@ export function judge(program: Program, run: Run): Violation[] {
 			for (const key of keys) lastOfKey.set(key, entry);
 		}
 	}
+}
 
-	// ---- Session Completed: recovered, from the kept timeline's abandonments before it
+/** Must / may / must not per idle period; once per session and the cooldown on the kept timeline. */
+function judgeAbandoned(judging: Judging): EventJudge {
+	const { trigger, later, deliveredIds, fail } = judging;
+	const delay = trigger.abandonedAfterMs;
+	const periodVerdict = periodVerdicts(judging);
+	checkAbandonedTimeline(judging);
+	return {
+		check(entry) {
+			const { event } = entry;
+			const id = event.eventId;
+			const session = event.session!;
+			const verdict = periodVerdict.get(id);
+			if (!verdict) {
+				fail('unexpected', `${id}: no such idle period in the history`);
+				return;
+			}
+			if (verdict.verdict === 'mustNot') fail('unexpected', `${id} (poll ${entry.poll.index}): must not fire: ${verdict.why}`);
+			if (session.request_id !== null) fail('payload', `${id}: an abandoned session with request_id ${session.request_id}`);
+			if (event.at !== verdict.period.a + delay) fail('payload', `${id}: at ${event.at}, expected activity + delay ${verdict.period.a + delay}`);
+			if (Date.parse(session.updated_at!) !== verdict.period.a) fail('payload', `${id}: session.updated_at ${session.updated_at} is not the period's activity`);
+		},
+		missing() {
+			for (const [eventId, verdict] of periodVerdict) {
+				if (verdict.verdict !== 'must') continue;
+				// Delivered at least once (a poll whose save was lost delivered it too; the kept timeline may then
+				// judge it again under other facts, e.g. a booking since).
+				if (!deliveredIds.has(eventId)) {
+					const period = verdict.period;
+					const mustIn = later.filter((poll) => poll.budget === null && poll.startNow > period.a + delay + EDGE && period.endSeq > poll.endSeq);
+					const churned = mustIn.length > 0 && mustIn.every((poll) => poll.endSeq > poll.startSeq);
+					fail(churned ? 'churnDeferral' : 'missing', `${eventId} (session created at ${verdict.session.createdAt}) never fired: ${verdict.why}`);
+				}
+			}
+		},
+	};
+}
+
+// ---------------------------------------------------------------- Session Completed
+
+interface RecoveryExpectation {
+	expected: boolean | undefined;
+	candidates: Delivered[];
+	surely: Delivered[];
+	/** Seen idle without being reported (Session Abandoned not selected): may count as a recovery from itself. */
+	selfSeen: boolean;
+}
+
+/** What Session Completed's rule knows of recoveries: the kept timeline's abandonments, a completion's customer and its expected recovery. */
+interface Recoveries {
+	keptAbandoned: Delivered[];
+	/** The kept timeline's (last) entry of an event id. */
+	keptEntryOf: Map<string, Delivered>;
+	completionCustomer(session: SessionHistory): string[] | 'unknown';
+	recoveryOf(session: SessionHistory, completionPoll: PollRecord, keptIndex: number | undefined): RecoveryExpectation;
+}
+
+/** Session Completed's recoveries in a run. */
+function recoveries(judging: Judging): Recoveries {
+	const { trigger, events, later, keptLog } = judging;
+	const { requests } = judging.run;
+	const delay = trigger.abandonedAfterMs;
+	const keptAbandoned = abandonedOf(keptLog);
 	const completionCustomer = (session: SessionHistory): string[] | 'unknown' => {
 		if (!session.placeholder) {
 			const last = session.periods[session.periods.length - 1];
@@ -248,16 +412,9 @@ export function judge(program: Program, run: Run): Violation[] {
 		}
 		// A booking without a draft: the customer of its booking request, known when the request list is read.
 		const request = requests.get(session.completed!.requestId)!;
-		if (events.requestCreated || (events.sessionAbandoned && trigger.skipIfBooked === true)) return requestsListed(request) ? request.keys : 'unknown';
-		return readsRequests ? 'unknown' : [];
+		if (judging.readsNewRequests) return judging.requestsListed(request) ? request.keys : 'unknown';
+		return judging.readsRequests ? 'unknown' : [];
 	};
-	interface RecoveryExpectation {
-		expected: boolean | undefined;
-		candidates: Delivered[];
-		surely: Delivered[];
-		/** Seen idle without being reported (Session Abandoned not selected): may count as a recovery from itself. */
-		selfSeen: boolean;
-	}
 	const recoveryOf = (session: SessionHistory, completionPoll: PollRecord, keptIndex: number | undefined): RecoveryExpectation => {
 		const at = session.completed!.at;
 		if (keptIndex === undefined) return { expected: undefined, candidates: [], surely: [], selfSeen: false };
@@ -267,7 +424,7 @@ export function judge(program: Program, run: Run): Violation[] {
 		const candidates = keptAbandoned.filter((entry) => {
 			if (entry.keptIndex! >= keptIndex) return false;
 			if (entry.event.session!.id === session.id) return true;
-			return customer !== 'unknown' && shares(keysOfAbandoned(entry), customer);
+			return customer !== 'unknown' && shares(judging.keysOfAbandoned(entry), customer);
 		});
 		const maybe = customer === 'unknown' ? keptAbandoned.filter((entry) => entry.keptIndex! < keptIndex) : [];
 		const surely = candidates.filter((entry) => completionPoll.endNow - entry.event.at <= RECOVERY);
@@ -278,114 +435,73 @@ export function judge(program: Program, run: Run): Violation[] {
 		const expected = surely.length > 0 ? true : possibly.length === 0 && !selfSeen ? false : undefined;
 		return { expected, candidates: [...candidates, ...maybe].filter((entry) => at - entry.poll.endNow <= RECOVERY), surely, selfSeen };
 	};
-
-	// ---- what each delivered event is, and whether it may be there
 	const keptEntryOf = new Map(keptLog.map((entry) => [entry.event.eventId, entry]));
-	for (const entry of delivered) {
-		const { event } = entry;
-		const id = event.eventId;
-		if (event.event === 'session.abandoned') {
-			const session = event.session!;
-			const verdict = periodVerdict.get(id);
-			if (!verdict) {
-				fail('unexpected', `${id}: no such idle period in the history`);
-				continue;
-			}
-			if (verdict.verdict === 'mustNot') fail('unexpected', `${id} (poll ${entry.poll.index}): must not fire: ${verdict.why}`);
-			if (session.request_id !== null) fail('payload', `${id}: an abandoned session with request_id ${session.request_id}`);
-			if (event.at !== verdict.period.a + delay) fail('payload', `${id}: at ${event.at}, expected activity + delay ${verdict.period.a + delay}`);
-			if (Date.parse(session.updated_at!) !== verdict.period.a) fail('payload', `${id}: session.updated_at ${session.updated_at} is not the period's activity`);
-			continue;
-		}
-		if (event.event === 'session.completed') {
-			const session = event.session!;
-			const history = sessions.get(session.id);
-			if (!history?.completed || id !== `session.completed:${session.id}:${history.completed.requestId}`) {
-				fail('unexpected', `${id}: no such completion in the history`);
-				continue;
-			}
-			if (!events.sessionCompleted) fail('unexpected', `${id}: Session Completed is not selected`);
-			if (!formOk(history.form)) fail('unexpected', `${id}: another form than the Form filter`);
-			if (history.completed.seq <= baseline.endSeq) fail('unexpected', `${id}: completed before activation`);
-			if (session.request_id !== history.completed.requestId) fail('payload', `${id}: request_id ${session.request_id}`);
-			if (!timeOk(event.at, history.completed.at, entry.poll) || Date.parse(session.updated_at!) !== history.completed.at) fail('payload', `${id}: at ${event.at}, completed at ${history.completed.at}`);
-			if (settings.includeRequest && event.request?.id !== history.completed.requestId) fail('payload', `${id}: Include Booking Request attached ${event.request?.id ?? String(event.request)}`);
-			const recovery = recoveryOf(history, entry.poll, keptEntryOf.get(id)?.keptIndex);
-			if (entry.keptIndex === undefined) continue;
-			// This very session reported abandoned more than 30 days before (README: then recovered: false).
-			const staleSelf =
-				event.recoveredFromSessionId === session.id && keptAbandoned.some((other) => other.keptIndex! < entry.keptIndex! && other.event.session!.id === session.id);
-			if (trigger.onlyRecovered && recovery.expected === false) fail(staleSelf ? 'staleSeen' : 'unexpected', `${id}: Only Recovered, and the customer was not reported abandoned within 30 days`);
-			if (recovery.expected !== undefined && event.recovered !== recovery.expected) {
-				fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered ${String(event.recovered)}, expected ${recovery.expected} (abandonments before it: ${recovery.candidates.map((c) => c.event.eventId).join(', ') || 'none'})`);
-			}
-			if (event.recovered === true) {
-				// With Fire Again If Reabandoned a session may be reported abandoned several times: the latest report counts.
-				const from = recovery.candidates.filter((candidate) => candidate.event.session!.id === event.recoveredFromSessionId).pop();
-				const fromSelf = recovery.selfSeen && event.recoveredFromSessionId === session.id;
-				if (!from && !fromSelf) fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered_from_session_id ${String(event.recoveredFromSessionId)} is none of the abandonments before it`);
-				if (fromSelf && !from && event.minutesToRecover !== null) {
-					const last = history.periods[history.periods.length - 1];
-					const minutes = Math.floor((history.completed.at - last.a) / 60_000);
-					if (event.minutesToRecover !== minutes) fail('minutes', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes}`);
-				}
-				const latest = recovery.surely[recovery.surely.length - 1];
-				if (latest && recovery.surely.length === recovery.candidates.length && latest.event.session!.id !== event.recoveredFromSessionId) {
-					fail('recovered', `${id}: recovered from ${String(event.recoveredFromSessionId)}, the latest abandonment before it is ${latest.event.eventId}`);
-				}
-				if (from) {
-					// "from its last activity (updated_at)": as reported abandoned, or the session's latest before the completion.
-					const minutes = Math.floor((history.completed.at - Date.parse(from.event.session!.updated_at!)) / 60_000);
-					const latest = sessions.get(from.event.session!.id)?.periods.filter((period) => period.startSeq < history.completed!.seq).pop();
-					const orLatest = latest ? Math.floor((history.completed.at - latest.a) / 60_000) : minutes;
-					// README: null when the reminded draft had neither e-mail nor phone (no customer to keep its time for).
-					const unknownCustomer = event.minutesToRecover === null && keysOfAbandoned(from).length === 0;
-					if (event.minutesToRecover !== minutes && event.minutesToRecover !== orLatest && !unknownCustomer) {
-						fail(event.minutesToRecover === null ? 'minutes' : 'recovered', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes} (from ${from.event.eventId})`);
-					}
-				}
-			} else if (event.recoveredFromSessionId != null || event.minutesToRecover != null) {
-				fail('recovered', `${id}: not recovered but recovered_from_session_id ${String(event.recoveredFromSessionId)}, minutes_to_recover ${String(event.minutesToRecover)}`);
-			}
-			continue;
-		}
-		if (event.event === 'request.created') {
-			const request = event.request as BookingRequest;
-			const history = requests.get(request?.id);
-			if (!history || id !== `request.created:${history.id}`) {
-				fail('unexpected', `${id}: no such request in the history`);
-				continue;
-			}
-			if (!events.requestCreated) fail('unexpected', `${id}: New Request is not selected`);
-			if (settings.form !== undefined && history.form !== settings.form) fail('unexpected', `${id}: another form than the Form filter`);
-			if (history.seq <= baseline.endSeq) fail('unexpected', `${id}: created before activation`);
-			if (!timeOk(event.at, history.createdAt, entry.poll)) fail('payload', `${id}: at ${event.at}, created at ${history.createdAt}`);
-			if (versionsMatching(history, request).length === 0) fail('payload', `${id}: the request is none of its versions in the history`);
-			continue;
-		}
-		if (event.event === 'request.updated') {
-			checkUpdate(entry, program, run, keptLog, fail);
-			continue;
-		}
-		fail('unexpected', `${id}: unknown event ${String((event as { event: string }).event)}`);
-	}
+	return { keptAbandoned, keptEntryOf, completionCustomer, recoveryOf };
+}
 
-	// ---- what must have fired, after the world went quiet and enough polls passed
-	/** The activity `seq` happened while a poll read whose reads spanned more than 5 s (see `slowPoll`). */
-	const slowPoll = (seq: number) => polls.some((poll) => seq > poll.startSeq && seq <= poll.endSeq && poll.endNow - poll.startNow > EDGE - 1_000);
-	for (const [eventId, verdict] of periodVerdict) {
-		if (verdict.verdict !== 'must') continue;
-		// Delivered at least once (a poll whose save was lost delivered it too; the kept timeline may then
-		// judge it again under other facts, e.g. a booking since).
-		if (!deliveredIds.has(eventId)) {
-			const period = verdict.period;
-			const mustIn = later.filter((poll) => poll.budget === null && poll.startNow > period.a + delay + EDGE && period.endSeq > poll.endSeq);
-			const churned = mustIn.length > 0 && mustIn.every((poll) => poll.endSeq > poll.startSeq);
-			fail(churned ? 'churnDeferral' : 'missing', `${eventId} (session created at ${verdict.session.createdAt}) never fired: ${verdict.why}`);
-		}
+/** A delivered Session Completed: a completion of the history, after activation, with its recovery. */
+function checkCompletion(entry: Delivered, judging: Judging, { keptAbandoned, keptEntryOf, recoveryOf }: Recoveries): void {
+	const { settings, trigger, events, baseline, fail } = judging;
+	const { sessions } = judging.run;
+	const { event } = entry;
+	const id = event.eventId;
+	const session = event.session!;
+	const history = sessions.get(session.id);
+	if (!history?.completed || id !== `session.completed:${session.id}:${history.completed.requestId}`) {
+		fail('unexpected', `${id}: no such completion in the history`);
+		return;
 	}
+	if (!events.sessionCompleted) fail('unexpected', `${id}: Session Completed is not selected`);
+	if (!judging.formOk(history.form)) fail('unexpected', `${id}: another form than the Form filter`);
+	if (history.completed.seq <= baseline.endSeq) fail('unexpected', `${id}: completed before activation`);
+	if (session.request_id !== history.completed.requestId) fail('payload', `${id}: request_id ${session.request_id}`);
+	if (!timeOk(event.at, history.completed.at, entry.poll) || Date.parse(session.updated_at!) !== history.completed.at) fail('payload', `${id}: at ${event.at}, completed at ${history.completed.at}`);
+	if (settings.includeRequest && event.request?.id !== history.completed.requestId) fail('payload', `${id}: Include Booking Request attached ${event.request?.id ?? String(event.request)}`);
+	const recovery = recoveryOf(history, entry.poll, keptEntryOf.get(id)?.keptIndex);
+	if (entry.keptIndex === undefined) return;
+	// This very session reported abandoned more than 30 days before (README: then recovered: false).
+	const staleSelf =
+		event.recoveredFromSessionId === session.id && keptAbandoned.some((other) => other.keptIndex! < entry.keptIndex! && other.event.session!.id === session.id);
+	if (trigger.onlyRecovered && recovery.expected === false) fail(staleSelf ? 'staleSeen' : 'unexpected', `${id}: Only Recovered, and the customer was not reported abandoned within 30 days`);
+	if (recovery.expected !== undefined && event.recovered !== recovery.expected) {
+		fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered ${String(event.recovered)}, expected ${recovery.expected} (abandonments before it: ${recovery.candidates.map((c) => c.event.eventId).join(', ') || 'none'})`);
+	}
+	if (event.recovered === true) {
+		// With Fire Again If Reabandoned a session may be reported abandoned several times: the latest report counts.
+		const from = recovery.candidates.filter((candidate) => candidate.event.session!.id === event.recoveredFromSessionId).pop();
+		const fromSelf = recovery.selfSeen && event.recoveredFromSessionId === session.id;
+		if (!from && !fromSelf) fail(staleSelf ? 'staleSeen' : 'recovered', `${id}: recovered_from_session_id ${String(event.recoveredFromSessionId)} is none of the abandonments before it`);
+		if (fromSelf && !from && event.minutesToRecover !== null) {
+			const last = history.periods[history.periods.length - 1];
+			const minutes = Math.floor((history.completed.at - last.a) / 60_000);
+			if (event.minutesToRecover !== minutes) fail('minutes', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes}`);
+		}
+		const latest = recovery.surely[recovery.surely.length - 1];
+		if (latest && recovery.surely.length === recovery.candidates.length && latest.event.session!.id !== event.recoveredFromSessionId) {
+			fail('recovered', `${id}: recovered from ${String(event.recoveredFromSessionId)}, the latest abandonment before it is ${latest.event.eventId}`);
+		}
+		if (from) {
+			// "from its last activity (updated_at)": as reported abandoned, or the session's latest before the completion.
+			const minutes = Math.floor((history.completed.at - Date.parse(from.event.session!.updated_at!)) / 60_000);
+			const latest = sessions.get(from.event.session!.id)?.periods.filter((period) => period.startSeq < history.completed!.seq).pop();
+			const orLatest = latest ? Math.floor((history.completed.at - latest.a) / 60_000) : minutes;
+			// README: null when the reminded draft had neither e-mail nor phone (no customer to keep its time for).
+			const unknownCustomer = event.minutesToRecover === null && judging.keysOfAbandoned(from).length === 0;
+			if (event.minutesToRecover !== minutes && event.minutesToRecover !== orLatest && !unknownCustomer) {
+				fail(event.minutesToRecover === null ? 'minutes' : 'recovered', `${id}: minutes_to_recover ${String(event.minutesToRecover)}, expected ${minutes} (from ${from.event.eventId})`);
+			}
+		}
+	} else if (event.recoveredFromSessionId != null || event.minutesToRecover != null) {
+		fail('recovered', `${id}: not recovered but recovered_from_session_id ${String(event.recoveredFromSessionId)}, minutes_to_recover ${String(event.minutesToRecover)}`);
+	}
+}
+
+/** Every completion after activation fired (with Only Recovered: every surely recovered one). */
+function missingCompletions(judging: Judging, { keptAbandoned, completionCustomer }: Recoveries): void {
+	const { trigger, events, polls, baseline, keptIds, fail } = judging;
+	const { sessions } = judging.run;
 	for (const session of sessions.values()) {
-		if (!session.completed || session.completed.seq <= baseline.endSeq || !events.sessionCompleted || !formOk(session.form)) continue;
+		if (!session.completed || session.completed.seq <= baseline.endSeq || !events.sessionCompleted || !judging.formOk(session.form)) continue;
 		const eventId = `session.completed:${session.id}:${session.completed.requestId}`;
 		if (keptIds.has(eventId)) continue;
 		if (trigger.onlyRecovered) {
@@ -397,7 +513,7 @@ export function judge(program: Program, run: Run): Violation[] {
 					entry.event.at < at &&
 					entry.poll.endNow <= at - EDGE &&
 					at - entry.poll.endNow + (entry.poll.endNow - entry.event.at) <= RECOVERY - DAY &&
-					(entry.event.session!.id === session.id || (customer !== 'unknown' && shares(keysOfAbandoned(entry), customer))),
+					(entry.event.session!.id === session.id || (customer !== 'unknown' && shares(judging.keysOfAbandoned(entry), customer))),
 			);
 			// Judged only in polls more than 30 days after those reports (a catch-up): see `staleSeen`.
 			const completed = session.completed;
@@ -407,19 +523,80 @@ export function judge(program: Program, run: Run): Violation[] {
 			if (surely.length > 0) fail(judgedLate ? 'staleSeen' : 'missing', `${eventId}: Only Recovered, and the customer was reported abandoned before, but it never fired`);
 			continue;
 		}
-		fail(slowPoll(session.completed.seq) ? 'slowPoll' : 'missing', `${eventId} (${session.placeholder ? 'booking without a draft' : 'draft'}) never fired`);
+		fail(judging.slowPoll(session.completed.seq) ? 'slowPoll' : 'missing', `${eventId} (${session.placeholder ? 'booking without a draft' : 'draft'}) never fired`);
 	}
-	if (events.requestCreated) {
-		for (const request of requests.values()) {
-			// Visible after activation, whatever its stamp (a row committed late lands just before it): new.
-			if (request.seq <= baseline.endSeq || (settings.form !== undefined && request.form !== settings.form)) continue;
-			if (!keptIds.has(`request.created:${request.id}`)) fail(slowPoll(request.seq) ? 'slowPoll' : 'missing', `request.created:${request.id} never fired`);
-		}
-	}
-	checkUpdatesFinal(program, run, keptLog, fail);
-	checkUpdatesBetweenFullReads(program, run, fail);
-	return out;
 }
+
+/** Recovered, from the kept timeline's abandonments before it; every completion after activation. */
+function judgeCompleted(judging: Judging): EventJudge {
+	const known = recoveries(judging);
+	return { check: (entry) => checkCompletion(entry, judging, known), missing: () => missingCompletions(judging, known) };
+}
+
+// ---------------------------------------------------------------- New Request
+
+/** Every request visible after activation, once; none other. */
+function judgeCreated(judging: Judging): EventJudge {
+	const { settings, events, baseline, keptIds, fail } = judging;
+	const { requests } = judging.run;
+	return {
+		check(entry) {
+			const { event } = entry;
+			const id = event.eventId;
+			const request = event.request as BookingRequest;
+			const history = requests.get(request?.id);
+			if (!history || id !== `request.created:${history.id}`) {
+				fail('unexpected', `${id}: no such request in the history`);
+				return;
+			}
+			if (!events.requestCreated) fail('unexpected', `${id}: New Request is not selected`);
+			if (settings.form !== undefined && history.form !== settings.form) fail('unexpected', `${id}: another form than the Form filter`);
+			if (history.seq <= baseline.endSeq) fail('unexpected', `${id}: created before activation`);
+			if (!timeOk(event.at, history.createdAt, entry.poll)) fail('payload', `${id}: at ${event.at}, created at ${history.createdAt}`);
+			if (versionsMatching(history, request).length === 0) fail('payload', `${id}: the request is none of its versions in the history`);
+		},
+		missing() {
+			if (!events.requestCreated) return;
+			for (const request of requests.values()) {
+				// Visible after activation, whatever its stamp (a row committed late lands just before it): new.
+				if (request.seq <= baseline.endSeq || (settings.form !== undefined && request.form !== settings.form)) continue;
+				if (!keptIds.has(`request.created:${request.id}`)) fail(judging.slowPoll(request.seq) ? 'slowPoll' : 'missing', `request.created:${request.id} never fired`);
+			}
+		},
+	};
+}
+
+/** The oracle's rule of each event, by its value in the registry (events/index.ts). */
+const RULES: Readonly<Record<string, EventRule>> = {
+	sessionAbandoned: {
+		// Due by the delay at a poll's time, never by a row committed late.
+		visibleAt: () => -Infinity,
+		// Skip Customers Who Booked reads every new booking.
+		readsRequests: (trigger) => (trigger.skipIfBooked === true ? 'new' : undefined),
+		judge: judgeAbandoned,
+	},
+	sessionCompleted: {
+		visibleAt: (event, run) => run.sessions.get(event.session!.id)?.completed?.seq ?? Infinity,
+		judge: judgeCompleted,
+	},
+	requestCreated: {
+		visibleAt: (event, run) => run.requests.get((event.request as BookingRequest).id)?.seq ?? Infinity,
+		readsRequests: () => 'new',
+		judge: judgeCreated,
+	},
+	requestUpdated: {
+		// Its rotation reads the watched range apart from the windows: not held to their order.
+		visibleAt: null,
+		readsRequests: () => 'watched',
+		judge: (judging) => ({
+			check: (entry) => checkUpdate(entry, judging.program, judging.run, judging.keptLog, judging.fail),
+			missing() {
+				checkUpdatesFinal(judging.program, judging.run, judging.keptLog, judging.fail);
+				checkUpdatesBetweenFullReads(judging.program, judging.run, judging.fail);
+			},
+		}),
+	},
+};
 
 /**
  * An event's time is its item's timestamp; README: "A timestamp ahead of the API's clock is reported at

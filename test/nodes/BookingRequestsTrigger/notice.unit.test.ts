@@ -6,16 +6,13 @@
 import { NodeHelpers, type INode, type INodeProperties } from 'n8n-workflow';
 
 import { BookingRequestsTrigger } from '../../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
+import { EVENT_KINDS } from '../../../nodes/BookingRequestsTrigger/events';
 
 const description = new BookingRequestsTrigger().description;
 const notices = description.properties.filter((property) => property.type === 'notice');
-const NAMES: Record<string, string> = {
-	sessionAbandoned: 'Session Abandoned',
-	sessionCompleted: 'Session Completed',
-	requestCreated: 'New Request',
-	requestUpdated: 'Request Updated',
-};
-const EVENTS = Object.keys(NAMES);
+/** Every registered event (events/index.ts), by its value in the Events parameter: its name as the Events parameter lists it. */
+const NAMES: Record<string, string> = Object.fromEntries(EVENT_KINDS.map((kind) => [kind.value, kind.words.name]));
+const EVENTS = EVENT_KINDS.map((kind) => kind.value as string);
 
 /** The notices the editor shows for these events, in a trigger of this version. */
 function shown(events: string[], typeVersion = 1.1): INodeProperties[] {
