@@ -17,6 +17,7 @@
  * - `recovered` is true exactly when an abandonment of the session was emitted before;
  * - event times never go down along the kept timeline (oldest first, also across polls).
  */
+import { envOverride } from '../../../harness/env';
 import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/model/settings';
 import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingSession } from '../../../nodes/shared/types';
@@ -316,7 +317,7 @@ function report(label: string, result: SimReport) {
 }
 
 /** More seeds on demand: SIM_SEEDS=50 npx jest simulation (each seed runs every variant). */
-const EXTRA_SEEDS = Number(process.env.SIM_SEEDS ?? 0);
+const EXTRA_SEEDS = Number(envOverride('SIM_SEEDS') ?? 0);
 
 interface Variant {
 	seed: number;
