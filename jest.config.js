@@ -58,6 +58,8 @@ const anywhere = (files) => files.map((file) => `/${file.replace(/\./g, '\\.')}$
 
 const common = {
 	rootDir: __dirname,
+	// n8n's logger in the test process: silent unless N8N_LOG_LEVEL is set; captured where a test asserts it
+	setupFiles: ['<rootDir>/test/support/n8nLog.ts'],
 	// tsconfig.json with isolatedModules (each file transpiled alone: fast; tsc type-checks): set as
 	// a compiler option, as ts-jest's own isolatedModules option is deprecated (a warning per worker)
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },

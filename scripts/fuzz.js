@@ -13,6 +13,6 @@ const runs = envOverride('FUZZ_RUNS') ?? '20000';
 console.log(`trigger properties: FUZZ_RUNS=${runs} FUZZ_SEED=${seed} (replay: FUZZ_SEED=${seed} npm run test:fuzz)`);
 // the unit project of jest.config.js (the network refused), its property tests only
 const args = ['jest', 'test/nodes/BookingRequestsTrigger/properties', ...process.argv.slice(2)];
-const result = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, JEST_PROJECTS: 'unit', FUZZ_RUNS: runs, FUZZ_SEED: seed } });
+const result = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, JEST_PROJECTS: 'unit', FUZZ_RUNS: runs, FUZZ_SEED: seed, TEST_FIGURES: '1' } });
 console.log(`trigger properties: FUZZ_SEED=${seed} ${result.status === 0 ? 'passed' : 'FAILED'}`);
 process.exit(result.status ?? 1);

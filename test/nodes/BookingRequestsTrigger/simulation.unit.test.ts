@@ -24,6 +24,7 @@ import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
 import { MIN, World, entryOf, iso, makeSettings } from '../../support/triggerWorld';
 import { mulberry32 } from '../../../sandbox/seed';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(300_000);
 
@@ -308,8 +309,7 @@ async function simulate(options: SimOptions): Promise<SimReport> {
 }
 
 function report(label: string, result: SimReport) {
-	// eslint-disable-next-line no-console
-	console.log(
+	printFigures(
 		`[simulation] ${label}: expected ${result.expected} events, emitted ${result.emitted} ${JSON.stringify(result.byEvent)}; ` +
 			`${result.polls} polls (${result.keptPolls} kept, ${result.cutPolls} cut short), max ${result.maxCalls} calls/poll, ` +
 			`max state ${result.maxStateBytes} bytes, ${result.mayPeriods} idle periods changed while a poll read them`,

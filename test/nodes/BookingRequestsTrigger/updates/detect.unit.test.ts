@@ -13,6 +13,7 @@ import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/even
 import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/contactSeal';
 import type { PageObservation } from '../../../../nodes/BookingRequestsTrigger/model/pages';
 import { makeRequest } from '../../../support/triggerWorld';
+import { printFigures } from '../../../support/figures';
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const MIN = 60_000;
@@ -202,8 +203,7 @@ describe('detectUpdates', () => {
 			for (const secret of ['customer42@example.com', '+15550000042', 'First42', 'Gate code 42']) expect(json).not.toContain(secret);
 			expect(UpdatesMemory.decode(watcher.state).size).toBe(5_000);
 		}
-		// eslint-disable-next-line no-console
-		console.log(`[Request Updated state at 5,000 watched requests] bytes per request: ${JSON.stringify(sizes)}`);
+		printFigures(`[Request Updated state at 5,000 watched requests] bytes per request: ${JSON.stringify(sizes)}`);
 		// Half of what versions before 0.2 stored without the contact (32); with it, the contact's own characters are the floor (113 before).
 		expect(sizes['without contact']).toBeLessThanOrEqual(16);
 		expect(sizes['all fields']).toBeLessThan(80);
