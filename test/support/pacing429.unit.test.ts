@@ -1,6 +1,6 @@
 /** Which 429s of a sandbox log the pacing is to blame for (pacing429.ts). */
 import type { RequestLogEntry } from '../../sandbox';
-import { longestStallMs, pacing429s } from './pacing429';
+import { forgetStalls, longestStallMs, pacing429s } from './pacing429';
 
 const entry = (at: number, status: number, keyHash = 'k1', fault?: string): RequestLogEntry => ({ at, method: 'GET', path: '/api/v1/forms', query: {}, keyHash, status, ...(fault ? { fault } : {}) });
 /** A limiter 429 as the sandbox logs it: with its gap from the key's last accepted arrival. */
@@ -20,7 +20,7 @@ test('per key; injected 429s and 401s are not rate limiting; a 429 with no accep
 	expect(pacing429s(log, undefined, 1000, 50)).toEqual([log[1]]);
 });
 
-test("the longest stall is this process's event loop's, in ms", async () => {
+test("the longest stall is this process's event loop's, in ms, until forgotten", async () => {
 	await new Promise((resolve) => setTimeout(resolve, 50)); // the monitor has ticked
 	const before = longestStallMs();
 	const until = Date.now() + 120;
@@ -29,6 +29,9 @@ test("the longest stall is this process's event loop's, in ms", async () => {
 	}
 	await new Promise((resolve) => setTimeout(resolve, 30));
 	expect(longestStallMs()).toBeGreaterThanOrEqual(Math.max(before, 100));
+	// forgotten: from then on, only the stalls that come after count (none yet)
+	forgetStalls();
+	expect(longestStallMs()).toBe(0);
 });
 
 test("a 429 whose accepted call was cleared from the log is judged by the gap the sandbox stamped on it", () => {

@@ -9,8 +9,8 @@
  *  3. the trigger polls on main while the workers page through the same key: each abandoned/completed
  *     session is emitted once, still 0 × 429;
  *  (0 × 429 as the Node suites judge it, test/support/pacing429.ts: the sandbox runs in this jest
- *  process, and a stall of it can turn a paced request into a 429; one the stall does not explain is
- *  the pacing's, which scenario 2 shows happening without the shared limit.)
+ *  process, and a stall of it during the scenario can turn a paced request into a 429; one the stall
+ *  does not explain is the pacing's, which scenario 2 shows happening without the shared limit.)
  *  4. a worker killed (`kill -9`) while it pages: n8n records its executions as failed (stalled job),
  *     the other worker's executions complete, the shared limiter gives the key's turn back within its
  *     job expiration, no burst afterwards.
@@ -39,6 +39,7 @@ import {
 } from './helpers/runs';
 import { credential, TRIGGER_NODE, triggerWorkflow, webhookPager } from './helpers/workflows';
 import { shortId, withQueueWorld } from './helpers/world';
+import { forgetStalls } from '../../support/pacing429';
 
 const REQUESTS = 1000;
 const EXECUTIONS = 3;
@@ -158,6 +159,9 @@ function completeCalls(calls: WebhookCall[], expected: Set<string>): WebhookCall
 const requestIds = () => new Set(world.sandbox.workspace().requests.map((request) => request.id));
 
 describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
+	// each scenario's 429s are judged by the stalls of its own time, not by those of the cluster's set-up
+	beforeEach(() => forgetStalls());
+
 	test('1. three executions at once on the workers, one key, Redis URL set: every one complete, 0 × 429, >= 1,000 ms apart', async () => {
 		const { sandbox, n8n } = world;
 		const keyHash = hashKey(sandbox.keys.demo);
