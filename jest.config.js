@@ -20,6 +20,8 @@
  * timing is asserted on simulated clocks and measured by the bench.
  * @type {import('jest').Config}
  */
+const { envOverride } = require('./harness/env');
+
 /**
  * The suites that measure a poll against n8n's poll budget, or its calls per page, at the real pace:
  * `npm run test:costs` runs them one after the other, and npm test leaves them out. CPU load from
@@ -56,6 +58,8 @@ const anywhere = (files) => files.map((file) => `/${file.replace(/\./g, '\\.')}$
 
 const common = {
 	rootDir: __dirname,
+	// n8n's logger in the test process: silent unless N8N_LOG_LEVEL is set; captured where a test asserts it
+	setupFiles: ['<rootDir>/test/support/n8nLog.ts'],
 	// tsconfig.json with isolatedModules (each file transpiled alone: fast; tsc type-checks): set as
 	// a compiler option, as ts-jest's own isolatedModules option is deprecated (a warning per worker)
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },
@@ -86,7 +90,7 @@ const realN8n = {
 // The CRM and funnel report recipes are n8n 2.x workflows (their Data Table node version and
 // parameters are 2.x's; the docs say so), and the lost save is staged with 2.x's Publish, Unpublish and
 // publication status: against n8n 1.x they are left out.
-const onN8n1 = /^1\./.test(process.env.E2E_N8N_VERSION || '');
+const onN8n1 = /^1\./.test(envOverride('E2E_N8N_VERSION') ?? '');
 
 const PROJECTS = {
 	unit: {
@@ -141,7 +145,7 @@ function selectedOnCommandLine(argv) {
 // leaves `npm run test:unit -- <path>` a path), else all of them for --selectProjects or
 // --ignoreProjects to choose from, else npm test's two (plain `npx jest`, `npx jest <path>`).
 const DEFAULT = ['unit', 'integration'];
-const fromEnv = (process.env.JEST_PROJECTS ?? '').split(/[\s,]+/).filter(Boolean);
+const fromEnv = (envOverride('JEST_PROJECTS') ?? '').split(/[\s,]+/).filter(Boolean);
 const fromEnvOrNone = fromEnv.length > 0 ? fromEnv : undefined;
 const onCommandLine = selectedOnCommandLine(process.argv);
 const choosing = onCommandLine !== undefined || process.argv.some((arg) => arg.startsWith('--ignoreProjects'));

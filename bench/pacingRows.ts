@@ -18,6 +18,7 @@
  *        429: the contention is seen at once); `random`: at a random moment of its period.
  */
 import { hashKey, startSandbox, type Latency, type Sandbox } from '../sandbox';
+import { envOverride } from '../harness/env';
 import { createHarness } from '../harness/inProcessN8n';
 import { isOtherClient, otherClientCalls, startOtherClient } from '../harness/otherClient';
 import { acceptedGaps, rateLimitedCount } from '../harness/sandboxGaps';
@@ -39,7 +40,7 @@ function parseLatency(spec: string): Latency {
 function measured(sandbox: Sandbox, entries = sandbox.log) {
 	const keyHash = hashKey(sandbox.keys.demo);
 	const gaps = acceptedGaps(entries, keyHash);
-	if (process.env.BENCH_GAPS) process.stderr.write(`gaps: ${gaps.map((gap) => gap.toFixed(0)).join(' ')}\n`);
+	if (envOverride('BENCH_GAPS')) process.stderr.write(`gaps: ${gaps.map((gap) => gap.toFixed(0)).join(' ')}\n`);
 	return {
 		calls: entries.length,
 		seconds: entries.length > 1 ? (entries[entries.length - 1].at - entries[0].at) / 1000 : 0,

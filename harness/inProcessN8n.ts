@@ -10,7 +10,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-if (!process.env.N8N_USER_FOLDER) {
+import { envOverride } from './env';
+
+if (!envOverride('N8N_USER_FOLDER')) {
 	process.env.N8N_USER_FOLDER = mkdtempSync(path.join(tmpdir(), 'n8n-harness-'));
 }
 

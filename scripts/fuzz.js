@@ -6,12 +6,13 @@
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { randomInt } = require('node:crypto');
+const { envOverride } = require('../harness/env');
 
-const seed = process.env.FUZZ_SEED ?? String(randomInt(1, 2 ** 31 - 1));
-const runs = process.env.FUZZ_RUNS ?? '20000';
+const seed = envOverride('FUZZ_SEED') ?? String(randomInt(1, 2 ** 31 - 1));
+const runs = envOverride('FUZZ_RUNS') ?? '20000';
 console.log(`trigger properties: FUZZ_RUNS=${runs} FUZZ_SEED=${seed} (replay: FUZZ_SEED=${seed} npm run test:fuzz)`);
 // the unit project of jest.config.js (the network refused), its property tests only
 const args = ['jest', 'test/nodes/BookingRequestsTrigger/properties', ...process.argv.slice(2)];
-const result = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, JEST_PROJECTS: 'unit', FUZZ_RUNS: runs, FUZZ_SEED: seed } });
+const result = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, JEST_PROJECTS: 'unit', FUZZ_RUNS: runs, FUZZ_SEED: seed, TEST_FIGURES: '1' } });
 console.log(`trigger properties: FUZZ_SEED=${seed} ${result.status === 0 ? 'passed' : 'FAILED'}`);
 process.exit(result.status ?? 1);

@@ -6,6 +6,8 @@
 import * as fs from 'node:fs';
 import { Session } from 'node:inspector';
 
+import { envOverride } from '../env';
+
 /** A profile: the variable naming its file, the inspector methods that start and stop it. */
 interface ProfileKind {
 	variable: string;
@@ -32,7 +34,7 @@ const post = (session: Session, method: string, params?: object): Promise<{ prof
 export async function startProfiles(env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
 	const running: Array<{ session: Session; kind: ProfileKind; file: string }> = [];
 	for (const kind of KINDS) {
-		const file = env[kind.variable];
+		const file = envOverride(kind.variable, env);
 		if (!file) continue;
 		const session = new Session();
 		session.connect();

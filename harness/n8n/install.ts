@@ -23,6 +23,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { envOverride } from '../env';
 import { cleanEnv, run, runOrThrow, sleep } from './process';
 import { duration, NativeBuildProgress, NpmInstallProgress, startProgress } from './progress';
 
@@ -122,7 +123,7 @@ const defaultLog: Logger = (msg) => process.stderr.write(`[n8n-runtime] ${msg}\n
 
 export function cacheDir(): string {
 	return path.resolve(
-		process.env.BOOKING_REQUESTS_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-booking-requests'),
+		envOverride('BOOKING_REQUESTS_CACHE') ?? path.join(os.homedir(), '.cache', 'n8n-nodes-booking-requests'),
 	);
 }
 
@@ -219,7 +220,8 @@ function npmEnv(node: Node24 | undefined, extra: NodeJS.ProcessEnv = {}): NodeJS
 	const env = cleanEnv();
 	// cleanEnv drops an enclosing `npm run`'s config, but npm's cache is the user's choice
 	// (`npm_config_cache=<dir> npm run demo` measures a first run with nothing cached)
-	if (process.env.npm_config_cache) env.npm_config_cache = process.env.npm_config_cache;
+	const npmCache = envOverride('npm_config_cache');
+	if (npmCache) env.npm_config_cache = npmCache;
 	if (node) env.PATH = `${path.join(node.nodeDir, 'bin')}${path.delimiter}${env.PATH ?? ''}`;
 	env.npm_config_fund = 'false';
 	env.npm_config_audit = 'false';

@@ -22,6 +22,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { envOverride } from '../env';
 import { freePort, run, sleep } from '../n8n/process';
 import { recordLeftover } from './leftovers';
 import { PREREQUISITES, installLine, postgresBinDir } from './prerequisites';
@@ -176,7 +177,7 @@ export interface StartPostgresOptions {
 }
 
 export async function startPostgres(opts: StartPostgresOptions = {}): Promise<PostgresServer> {
-	const external = process.env[EXTERNAL_POSTGRES_ENV];
+	const external = envOverride(EXTERNAL_POSTGRES_ENV);
 	if (external) return await startExternalPostgres(external, opts);
 	const bin = postgresBinDir();
 	if (!bin) throw new Error(`PostgreSQL server binaries not found (${installLine(PREREQUISITES.postgresql)}, or set PG_BIN_DIR)`);

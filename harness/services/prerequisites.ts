@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { envOverride } from '../env';
 import { cacheDir, resolveN8nVersion } from '../n8n/install';
 
 export type PrerequisiteId = 'redis-server' | 'postgresql' | 'chromium' | 'curl' | 'n8n';
@@ -27,11 +28,11 @@ export interface Prerequisite {
 const runs = (cmd: string, args: string[] = ['--version']): boolean => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 
 /** The binary the redis tests start; REDIS_SERVER_BIN overrides. */
-export const REDIS_SERVER_BIN = process.env.REDIS_SERVER_BIN ?? 'redis-server';
+export const REDIS_SERVER_BIN = envOverride('REDIS_SERVER_BIN') ?? 'redis-server';
 
 /** PostgreSQL's server binaries: PG_BIN_DIR, else the newest /usr/lib/postgresql/<v>/bin with initdb. */
 export function postgresBinDir(): string | undefined {
-	const fromEnv = process.env.PG_BIN_DIR;
+	const fromEnv = envOverride('PG_BIN_DIR');
 	if (fromEnv) return fs.existsSync(path.join(fromEnv, 'initdb')) ? fromEnv : undefined;
 	const root = '/usr/lib/postgresql';
 	if (!fs.existsSync(root)) return undefined;
@@ -44,11 +45,11 @@ export function postgresBinDir(): string | undefined {
 
 /** Where the editor test looks for Chromium (test/ui/helpers/browser.ts looks in the same places). */
 export function chromiumCandidates(): string[] {
-	return [process.env.UI_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
+	return [envOverride('UI_CHROMIUM'), '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((candidate) => candidate !== undefined);
 }
 
 /** The n8n the e2e suites use: E2E_N8N_VERSION, as their global set-up resolves it. */
-function n8nVersion(spec = process.env.E2E_N8N_VERSION): string {
+function n8nVersion(spec = envOverride('E2E_N8N_VERSION')): string {
 	return resolveN8nVersion(spec);
 }
 
@@ -61,7 +62,7 @@ function n8nCached(version: string): boolean {
  * A cached n8n install (harness/n8n/install.ts): present, or installable here, that is with the
  * tools that compile its sqlite3 (the download itself comes from the npm registry).
  */
-export function n8nPrerequisite(spec = process.env.E2E_N8N_VERSION): Prerequisite {
+export function n8nPrerequisite(spec = envOverride('E2E_N8N_VERSION')): Prerequisite {
 	const version = n8nVersion(spec);
 	return {
 		id: 'n8n',
@@ -91,7 +92,7 @@ export const PREREQUISITES: Record<PrerequisiteId, Prerequisite> = {
 		commands: ['postgres', 'initdb', 'pg_ctl', 'psql', 'pg_isready'],
 		missing: () => {
 			// an existing server (harness/services/postgres.ts: E2E_POSTGRES_URL) needs only psql
-			if (process.env.E2E_POSTGRES_URL) return postgresBinDir() || runs('psql') ? undefined : 'E2E_POSTGRES_URL is set, but psql is not found (apt-get install -y postgresql-client)';
+			if (envOverride('E2E_POSTGRES_URL')) return postgresBinDir() || runs('psql') ? undefined : 'E2E_POSTGRES_URL is set, but psql is not found (apt-get install -y postgresql-client)';
 			return postgresBinDir() ? undefined : 'no PostgreSQL server binaries in /usr/lib/postgresql/<version>/bin (or PG_BIN_DIR)';
 		},
 	},
@@ -118,7 +119,7 @@ export function installLine(...prerequisites: Prerequisite[]): string {
 }
 
 /** Whether the e2e suites will install n8n first (minutes): said before they start. */
-export function n8nInstallPending(spec = process.env.E2E_N8N_VERSION): string | undefined {
+export function n8nInstallPending(spec = envOverride('E2E_N8N_VERSION')): string | undefined {
 	const version = n8nVersion(spec);
 	return n8nCached(version) ? undefined : `n8n ${version} is not in ${cacheDir()} yet: this run installs it first (15 to 20 minutes; progress every 15 s)`;
 }

@@ -12,6 +12,7 @@
  */
 import IORedis from 'ioredis';
 
+import { envOverride } from '../env';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { recordLeftover } from './leftovers';
 
@@ -27,7 +28,7 @@ export interface QueueRedis extends RedisServer {
 export const EXTERNAL_REDIS_ENV = 'E2E_REDIS_URL';
 
 export async function startQueueRedis(): Promise<QueueRedis> {
-	const external = process.env[EXTERNAL_REDIS_ENV];
+	const external = envOverride(EXTERNAL_REDIS_ENV);
 	if (external) return await externalRedis(external);
 	const redis = await startRedisServer();
 	const probe = redis.client();

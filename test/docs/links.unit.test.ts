@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { printFigures } from '../support/figures';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const README_MAX_LINES = 260;
@@ -126,7 +127,7 @@ describe('documentation links', () => {
 			const problem = problemOf(link);
 			return problem === undefined ? [] : [`${link.file}:${link.line} (${link.target}): ${problem}`];
 		});
-		console.log(`[docs] ${RELATIVE.length} relative links and anchors checked in ${FILES.length} files (${ALL_LINKS.length - RELATIVE.length} external links not followed)`);
+		printFigures(`[docs] ${RELATIVE.length} relative links and anchors checked in ${FILES.length} files (${ALL_LINKS.length - RELATIVE.length} external links not followed)`);
 		expect(broken).toEqual([]);
 		expect(RELATIVE.length).toBeGreaterThan(50);
 	});

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { envOverride } from '../../harness/env';
 import { packPackage } from '../../harness/n8n/communityPackage';
 import { ensureN8n, resolveN8nVersion } from '../../harness/n8n/install';
 import { STATE_ENV, type E2eState } from './helpers/state';
@@ -17,8 +18,8 @@ export default async function globalSetup(): Promise<void> {
 	const repoDir = path.resolve(__dirname, '..', '..');
 	const timings: Record<string, number> = {};
 	let t0 = Date.now();
-	const version = resolveN8nVersion(process.env.E2E_N8N_VERSION);
-	process.stderr.write(`\n[e2e] n8n ${version} (E2E_N8N_VERSION=${process.env.E2E_N8N_VERSION ?? ''})\n`);
+	const version = resolveN8nVersion(envOverride('E2E_N8N_VERSION'));
+	process.stderr.write(`\n[e2e] n8n ${version} (E2E_N8N_VERSION=${envOverride('E2E_N8N_VERSION') ?? ''})\n`);
 	const install = await ensureN8n(version);
 	timings.ensureN8nSeconds = (Date.now() - t0) / 1000;
 
@@ -27,7 +28,7 @@ export default async function globalSetup(): Promise<void> {
 	t0 = Date.now();
 	try {
 		pack = await packPackage(repoDir, path.join(workDir, 'pack'), {
-			build: process.env.E2E_SKIP_BUILD !== '1',
+			build: envOverride('E2E_SKIP_BUILD') !== '1',
 			log: (m) => process.stderr.write(`[e2e] ${m}\n`),
 		});
 	} catch (err) {

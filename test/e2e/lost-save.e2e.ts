@@ -1,7 +1,7 @@
 /**
  * A lost save in a real n8n 2.40.7 (regular mode, SQLite): n8n holds an older static data of the
  * trigger than the one this n8n process wrote last, and loads it again while the process still keeps
- * the decoded memory of the newer state (poll/keptMemory.ts). The next poll must start from the older
+ * the decoded memory of the newer state (poll/memory.ts). The next poll must start from the older
  * state: deliver again what happened since it (at least once, with the same `event_id`s), skip nothing,
  * and go on from there.
  *

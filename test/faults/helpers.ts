@@ -2,12 +2,10 @@
  * Shared pieces of the fault-matrix tests (test/faults): the data set size, id helpers, the set
  * comparison every Return All case uses, and a capture of everything the package and n8n log.
  */
-import { createRequire } from 'node:module';
-
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { LoggerProxy } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { FaultOptions, SandboxSizes } from '../../sandbox';
+import { captureN8nLog } from '../support/n8nLog';
 
 /** 250 requests, 250 sessions and 120 profiles: 3 pages each (profiles: the sandbox clamps at 50 per page). */
 export const SIZES: SandboxSizes = { requests: 250, sessions: 250, forms: 4, profiles: 120 };
@@ -77,12 +75,10 @@ export interface LogCapture {
 	restore(): void;
 }
 
-type LogFn = (message: string, metadata?: IDataObject) => void;
-
 /**
- * Captures console.*, process.stdout / stderr writes, n8n-workflow's LoggerProxy and n8n-core's
- * container Logger (the one `this.logger` returns in node contexts and that n8n's HTTP layer logs to),
- * at every level, for the duration of a run.
+ * Captures console.*, process.stdout / stderr writes, and what n8n and the nodes log
+ * (../support/n8nLog.ts: n8n-core's container Logger and n8n-workflow's LoggerProxy), at every level,
+ * for the duration of a run.
  */
 export function captureLogs(): LogCapture {
 	const lines: string[] = [];
@@ -105,30 +101,8 @@ export function captureLogs(): LogCapture {
 			stream.write = original as typeof stream.write;
 		});
 	}
-
-	const logger = (source: string) => {
-		const at = (level: string): LogFn => (message, metadata) => record(`${source}.${level}`, [message, metadata ?? {}]);
-		const instance: Record<string, unknown> = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), verbose: at('verbose') };
-		instance.scoped = () => instance;
-		return instance;
-	};
-	// n8n-core resolves its own copies of @n8n/di and @n8n/backend-common: use those.
-	const fromCore = createRequire(require.resolve('n8n-core'));
-	const { Container } = fromCore('@n8n/di') as { Container: { get(t: unknown): unknown; set(t: unknown, v: unknown): void; has(t: unknown): boolean } };
-	const { Logger } = fromCore('@n8n/backend-common') as { Logger: unknown };
-	let previous: unknown;
-	try {
-		previous = Container.get(Logger);
-	} catch {
-		previous = undefined;
-	}
-	Container.set(Logger, logger('n8nLogger'));
-	restores.push(() => {
-		if (previous !== undefined) Container.set(Logger, previous);
-	});
-	// After the container Logger: creating n8n's root Logger points LoggerProxy at it.
-	LoggerProxy.init(logger('LoggerProxy') as never);
-	restores.push(() => LoggerProxy.init((previous ?? { error() {}, warn() {}, info() {}, debug() {} }) as never));
+	const n8nLog = captureN8nLog((entry) => record(`${entry.source === 'Logger' ? 'n8nLogger' : 'LoggerProxy'}.${entry.level}`, [entry.message, entry.meta]));
+	restores.push(() => n8nLog.restore());
 
 	return {
 		lines,

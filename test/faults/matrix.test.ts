@@ -13,6 +13,7 @@ import { hashKey, sortDefaultFirst, sortRequests, startSandbox } from '../../san
 import { setRetryRulesForTests } from '../../harness/limiterSettings';
 import { EXACT, FAULT_MATRIX, SIZES, idsOf, setDiff } from './helpers';
 import { longestStallMs, pacing429s, withoutOwn429s } from '../support/pacing429';
+import { printFigures } from '../support/figures';
 
 let sandbox: Sandbox;
 let demo: Harness;
@@ -73,8 +74,7 @@ describe('fault matrix: Return All returns exactly the sandbox set', () => {
 			expect(Math.min(...acceptedGaps(sandbox.log, hashKey(key)))).toBeGreaterThanOrEqual(1000);
 		}
 		const faultsSeen = sandbox.log.filter((entry) => entry.fault).length;
-		// eslint-disable-next-line no-console
-		console.log(`[faults] ${label}: ${sandbox.log.length} calls (${faultsSeen} faulted), ${seconds.toFixed(1)} s`);
+		printFigures(`[faults] ${label}: ${sandbox.log.length} calls (${faultsSeen} faulted), ${seconds.toFixed(1)} s`);
 	});
 });
 

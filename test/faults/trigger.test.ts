@@ -12,6 +12,7 @@ import { hashKey, startSandbox } from '../../sandbox';
 import { TriggerRun } from '../nodes/BookingRequestsTrigger/trigger';
 import { FAULT_MATRIX, SIZES, duplicatesIn } from './helpers';
 import { pacing429s, withoutOwn429s } from '../support/pacing429';
+import { printFigures } from '../support/figures';
 
 const MIN = 60_000;
 const DELAY_MIN = 30;
@@ -128,8 +129,7 @@ describe('trigger under faults: each expected event exactly once', () => {
 		const injected = sandbox.log.filter((entry) => entry.fault).length;
 		if (faults.every429 || faults.every500 || faults.dropEvery) expect(injected).toBeGreaterThan(0);
 		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
-		// eslint-disable-next-line no-console
-		console.log(
+		printFigures(
 			`[trigger faults] ${label}: ${emitted.length} events (${reported.size} abandoned, ${scenario.mustAbandoned.size} required), ` +
 				`${scenario.calls} calls (${injected} faulted), ${((Date.now() - started) / 1000).toFixed(1)} s`,
 		);

@@ -29,6 +29,7 @@ import { DAY_MS } from '../../nodes/BookingRequestsTrigger/state/seen';
 import type { Customer, LogEntry } from './triggerWorld';
 import { entryOf, makeSettings, MIN, newCustomer, World } from './triggerWorld';
 import { mulberry32 } from '../../sandbox/seed';
+import { printFigures } from './figures';
 
 type Action = { at: number; run: () => void };
 
@@ -315,10 +316,10 @@ export async function run(options: Options): Promise<Outcome> {
 }
 
 export function report(label: string, outcome: Outcome): void {
-	process.stdout.write(
+	printFigures(
 		`[retarget] ${label}: expected ${outcome.expected} events (+${outcome.may} either way: a booking after the delay but before the poll, or the cooldown), emitted ${outcome.emitted} ${JSON.stringify(outcome.byEvent)}; ` +
 			`Session Abandoned expected ${outcome.abandonedExpected}, emitted ${outcome.abandonedEmitted}, reminders to customers who had booked ${outcome.remindersToBooked}, ` +
-			`skipped as booked ${outcome.skippedBooked}; recovered ${outcome.recovered}; ${outcome.polls} polls (${outcome.cut} cut short), ${outcome.calls} calls; max state ${outcome.maxStateBytes} bytes\n`,
+			`skipped as booked ${outcome.skippedBooked}; recovered ${outcome.recovered}; ${outcome.polls} polls (${outcome.cut} cut short), ${outcome.calls} calls; max state ${outcome.maxStateBytes} bytes`,
 	);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The differential test of the memory a published trigger keeps between its polls
- * (nodes/BookingRequestsTrigger/poll/keptMemory.ts): the same program (triggerProgram.ts) run through
+ * (nodes/BookingRequestsTrigger/poll/memory.ts): the same program (triggerProgram.ts) run through
  * the trigger that keeps its memory and through the trigger that decodes the stored state at every
  * poll must give the same polls — the same items in the same order, the same `event_id`s, the same cuts
  * and the same next state (but for the write's token, `g`). Besides the programs' own steps (lost saves,

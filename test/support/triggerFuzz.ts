@@ -9,6 +9,8 @@
  */
 import type fc from "fast-check";
 
+import { envOverride } from "../../harness/env";
+
 import type { Program } from "./triggerProgram";
 import { runProgram } from "./triggerProgram";
 import type { Tag } from "./triggerOracle";
@@ -25,13 +27,12 @@ export function fuzzParams(
   share: number,
   seed: number,
 ): fc.Parameters<[Program]> {
-  const total = process.env.FUZZ_RUNS
-    ? Number(process.env.FUZZ_RUNS)
-    : DEFAULT_TOTAL;
+  const runs = envOverride("FUZZ_RUNS");
+  const fuzzSeed = envOverride("FUZZ_SEED");
+  const total = runs ? Number(runs) : DEFAULT_TOTAL;
   const numRuns = Math.max(1, Math.round(total * share));
-  if (process.env.FUZZ_SEED)
-    return { numRuns, seed: Number(process.env.FUZZ_SEED) + seed };
-  return process.env.FUZZ_RUNS ? { numRuns } : { numRuns, seed };
+  if (fuzzSeed) return { numRuns, seed: Number(fuzzSeed) + seed };
+  return runs ? { numRuns } : { numRuns, seed };
 }
 
 /** The properties' groups of rules: every rule of the oracle is in one. */

@@ -127,7 +127,7 @@ export interface WorldPollOptions extends ReadHooks {
 	/** Send the `Date` header with 1 s resolution, like HTTP (default: exact milliseconds). */
 	secondsDate?: boolean;
 	/**
-	 * Keep the memory between polls under this key, as the published node does (poll/keptMemory.ts:
+	 * Keep the memory between polls under this key, as the published node does (poll/memory.ts:
 	 * reused while the state is the one it wrote); default: the state decoded at every poll.
 	 */
 	keptAs?: string;

@@ -14,6 +14,7 @@ import { TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials'
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { envOverride } from '../../harness/env';
 import { installTarball } from '../../harness/n8n/communityPackage';
 import { DEFAULT_OWNER, N8nRest } from '../../harness/n8n/rest';
 import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkflow } from '../../harness/n8n/workflows';
@@ -61,7 +62,7 @@ const SEARCH_WORDS = ['abandoned', 'appointment', 'booking form', 'lead', 'cart'
 /** Fields of the trigger's simplified session item a reminder e-mail maps. */
 const FLAT_FIELDS = ['session_id', 'form_name', 'email', 'first_name', 'last_name', 'phone', 'idle_minutes', 'utm_source', 'scheduled_date'];
 
-const artifactsDir = path.resolve(process.env.UI_ARTIFACTS_DIR || path.join(os.tmpdir(), 'booking-requests-ui'));
+const artifactsDir = path.resolve(envOverride('UI_ARTIFACTS_DIR') ?? path.join(os.tmpdir(), 'booking-requests-ui'));
 
 describe('the editor, as a user uses it (Chromium)', () => {
 	const state = loadState();
@@ -104,7 +105,7 @@ describe('the editor, as a user uses it (Chromium)', () => {
 		await server?.stop();
 		await sandbox?.close();
 		const files = Object.values(SCREENSHOTS).map((f) => path.join(artifactsDir, f));
-		if (process.env.UI_UPDATE_DOCS === '1' && failures === 0 && files.every((f) => fs.existsSync(f))) {
+		if (envOverride('UI_UPDATE_DOCS') === '1' && failures === 0 && files.every((f) => fs.existsSync(f))) {
 			const docs = path.join(state.repoDir, 'docs');
 			fs.mkdirSync(docs, { recursive: true });
 			for (const f of files) fs.copyFileSync(f, path.join(docs, path.basename(f)));

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { envOverride } from '../../../harness/env';
 import type { N8nInstall } from '../../../harness/n8n/install';
 
 export interface E2eState {
@@ -21,7 +22,7 @@ export interface E2eState {
 export const STATE_ENV = 'BOOKING_E2E_STATE';
 
 export function loadState(): E2eState {
-	const file = process.env[STATE_ENV];
+	const file = envOverride(STATE_ENV);
 	if (!file || !fs.existsSync(file)) {
 		throw new Error(`${STATE_ENV} is not set: run the e2e suite with  npm run test:e2e (or JEST_PROJECTS=e2e npx jest --runInBand <file>)`);
 	}

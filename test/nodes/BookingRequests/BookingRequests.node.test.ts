@@ -8,6 +8,7 @@ import { ATTRIBUTION_FIELDS } from '../../../nodes/shared/output/attribution';
 import { SIMPLE_REQUEST_FIELDS } from '../../../nodes/shared/output/request';
 import { pacing429s, withoutOwn429s } from '../../support/pacing429';
 import { hashKey } from '../../../sandbox';
+import { printFigures } from '../../support/figures';
 
 let sandbox: Sandbox;
 let harness: Harness;
@@ -127,8 +128,7 @@ describe('Booking Request → Get Many', () => {
 		const n = expected.length;
 		expect(served()).toHaveLength(Math.ceil(n / 100));
 		noPacing429s();
-		// eslint-disable-next-line no-console
-		console.log(
+		printFigures(
 			`Return All of ${n} requests: ${sandbox.log.length} calls (ceil(N/100) = ${Math.ceil(n / 100)}), ${seconds.toFixed(2)} s (ceil(N/100) - 1 = ${Math.ceil(n / 100) - 1} s)`,
 		);
 	});

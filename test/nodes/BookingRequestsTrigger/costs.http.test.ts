@@ -15,6 +15,7 @@ import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, SHAPES, totalEvents } from
 import { rateLimitedCount } from '../../../harness/sandboxGaps';
 import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(600_000);
 
@@ -42,8 +43,8 @@ afterEach(async () => {
 test.each(SHAPES.map((shape) => [shape.label, shape] as const))('%s', async (_label, shape: BacklogShape) => {
 	const drain = await drainOverHttp(sandbox, shape, BUDGET_MS);
 	const pages = pagesNeeded(shape);
-	process.stdout.write(
-		`[costs over HTTP] ${shape.name}: ${drain.calls} calls for ${pages} pages (${(drain.calls / pages).toFixed(2)}), ${drain.polls.length - 1} polls + a quiet one\n${drainTable(drain)}\n`,
+	printFigures(
+		`[costs over HTTP] ${shape.name}: ${drain.calls} calls for ${pages} pages (${(drain.calls / pages).toFixed(2)}), ${drain.polls.length - 1} polls + a quiet one\n${drainTable(drain)}`,
 	);
 	const ids = drain.emitted.map((item) => String(item.event_id));
 	expect(new Set(ids).size).toBe(ids.length);

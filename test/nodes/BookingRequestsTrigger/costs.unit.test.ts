@@ -3,7 +3,7 @@
  * harness/backlogShapes.ts, drained with n8n's durable-scheduler budget (36 s ≈ 30 calls at
  * 1 call/s; the model's clock moves 1 s per call and a minute between polls, as the sandbox's does).
  * Each event once, oldest first; calls per page the rules need ≤ 1.2; no poll of the drain reads and
- * finds nothing, and the poll after it is quiet (one call per list). Per-poll reads are printed.
+ * finds nothing, and the poll after it is quiet (one call per list). Per-poll reads are printed (TEST_FIGURES=1).
  * Also at 28 calls a poll: what the bench's polls afford at the real 1 request/s (the call budget
  * keeps one call's time as headroom). And with late commits (`World.lag`, as the sandbox's default
  * `commitLagMs`): the same bounds. The same shapes run over HTTP in costs.http.test.ts and at the
@@ -14,6 +14,7 @@ import type { BacklogShape, BacklogWorld } from '../../../harness/backlogShapes'
 import { drainTable, MAX_CALLS_PER_PAGE, pagesNeeded, shapeCustomer, SHAPES, totalEvents } from '../../../harness/backlogShapes';
 import type { LogEntry } from '../../support/triggerWorld';
 import { commitLag, makeSettings, MIN, Runner, World } from '../../support/triggerWorld';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(300_000);
 
@@ -103,8 +104,8 @@ function checkEvents(log: LogEntry[], shape: BacklogShape): void {
 
 function report(shape: BacklogShape, drain: Drain, label = ''): void {
 	const pages = pagesNeeded(shape);
-	process.stdout.write(
-		`[costs] ${shape.name}${label}: ${drain.calls} calls for ${pages} pages (${(drain.calls / pages).toFixed(2)}), ${drain.polls.length - 1} polls + a quiet one (${drain.quietCalls} calls)\n${drainTable(drain)}\n`,
+	printFigures(
+		`[costs] ${shape.name}${label}: ${drain.calls} calls for ${pages} pages (${(drain.calls / pages).toFixed(2)}), ${drain.polls.length - 1} polls + a quiet one (${drain.quietCalls} calls)\n${drainTable(drain)}`,
 	);
 }
 

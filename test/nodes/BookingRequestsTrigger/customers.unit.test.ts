@@ -9,6 +9,7 @@ import { DAY_MS, SeenMemory } from '../../../nodes/BookingRequestsTrigger/state/
 import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
 import type { Customer } from '../../support/triggerWorld';
 import { FORM_A, makeSettings, MIN, newCustomer, Runner, T0, World } from '../../support/triggerWorld';
+import { printFigures } from '../../support/figures';
 
 const SKIP = { skipIfBooked: true };
 const OTHER_FORM = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
@@ -402,7 +403,7 @@ describe('state size', () => {
 			seen: JSON.stringify(seen.encode()).length,
 		};
 		const total = bytes.booked + bytes.reminded + bytes.seen;
-		process.stdout.write(`[state size] 50,000 customers: ${JSON.stringify(bytes)}, total ${total} bytes (+ under 2 KB of windows)\n`);
+		printFigures(`[state size] 50,000 customers: ${JSON.stringify(bytes)}, total ${total} bytes (+ under 2 KB of windows)`);
 		// 13 characters per key who booked, 49 per customer reminded, 8 per session seen
 		expect(bytes.booked).toBeLessThan(100_000 * 13 + 2_000);
 		expect(bytes.reminded).toBeLessThan(50_000 * 50 + 2_000);

@@ -15,6 +15,7 @@ import { createHarness } from '../../../harness/inProcessN8n';
 import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
+import { captureN8nLog, type N8nLogCapture } from '../../support/n8nLog';
 import { pacing429s } from '../../support/pacing429';
 
 jest.setTimeout(120_000);
@@ -28,13 +29,19 @@ const PARAMETERS: INodeParameters = {
 };
 
 let sandbox: Sandbox;
+let n8nLog: N8nLogCapture;
 beforeEach(async () => {
 	sandbox = await startSandbox({ sizes: { forms: 2, requests: 20, sessions: 10 } });
+	n8nLog = captureN8nLog();
 });
 afterEach(async () => {
+	n8nLog.restore();
 	expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 	await sandbox.close();
 });
+
+/** What the trigger tells n8n's log when it starts afresh after a key change. */
+const afresh = () => n8nLog.messages('info').filter((message) => message.includes('the API key changed'));
 
 /** The same trigger (its static data) polling with another key. */
 function withKey(run: TriggerRun | undefined, apiKey: string): TriggerRun {
@@ -75,6 +82,7 @@ describe('a new API key', () => {
 		// One Get request told that the new key reads the same workspace.
 		expect(poll.byPath['/api/v1/requests/{id}']).toBe(1);
 		expect((await run.poll()).items).toBeNull();
+		expect(afresh()).toEqual([]);
 	});
 
 	test('of another workspace starts afresh from now: nothing of its history, nothing of the first workspace again', async () => {
@@ -89,6 +97,7 @@ describe('a new API key', () => {
 		const first = await run.poll();
 		expect(first.items).toBeNull(); // its existing requests are history
 		expect(first.calls).toBeGreaterThan(1); // the Get request that answered 404, then the first reads
+		expect(afresh()).toEqual(['Booking Requests Trigger: the API key changed and belongs to another workspace; starting afresh from now.']);
 		const created = sandbox.addRequest({ key: sandbox.keys.other });
 		const next = await run.poll();
 		expect(ofEvent(next.items, 'request.created').map((item) => item.id)).toEqual([created.id]);

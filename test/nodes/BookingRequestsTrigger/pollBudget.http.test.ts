@@ -10,6 +10,7 @@ import type { Harness } from '../../../harness/inProcessN8n';
 import type { Sandbox } from '../../../sandbox';
 import { withSandbox } from '../../support/sandboxSuite';
 import { TriggerRun } from './trigger';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(300_000);
 
@@ -54,8 +55,7 @@ describe("n8n's poll budget (real 1 s limit)", () => {
 		for (let i = 1; i < emitted.length; i++) expect(createdAt.get(emitted[i])).toBeGreaterThanOrEqual(createdAt.get(emitted[i - 1]) as number);
 		expect(Math.max(...durations)).toBeLessThan(budgetMs);
 		expect(durations.length).toBeGreaterThanOrEqual(3);
-		// eslint-disable-next-line no-console
-		console.log(`[budget] 1,200 requests under a 10 s budget at 1 call/s: ${durations.length} polls, longest ${(Math.max(...durations) / 1000).toFixed(1)} s`);
+		printFigures(`[budget] 1,200 requests under a 10 s budget at 1 call/s: ${durations.length} polls, longest ${(Math.max(...durations) / 1000).toFixed(1)} s`);
 	});
 
 	test('800 bookings made without a draft, Simplify on: their contacts come from pages of the request list, not 800 Gets', async () => {
@@ -92,8 +92,7 @@ describe("n8n's poll budget (real 1 s limit)", () => {
 		expect(Math.max(...durations)).toBeLessThan(budgetMs);
 		// one Get each would need 800 calls: about 25 polls of this budget
 		expect(durations.length).toBeLessThanOrEqual(5);
-		// eslint-disable-next-line no-console
-		console.log(
+		printFigures(
 			`[budget] 800 bookings without a draft under a ${budgetMs / 1000} s budget at 1 call/s: ${durations.length} polls, longest ${(Math.max(...durations) / 1000).toFixed(1)} s, ${gets} Get requests`,
 		);
 	});

@@ -2,7 +2,7 @@
  * Scripted scenario: 300 customers over 10 polls with churn (saves), completions (some after being
  * reported abandoned), bookings without a draft and direct requests, against the sandbox with the real
  * rate limit, through n8n's PollContext. A model of the rules computes the events each poll must
- * emit; the test asserts them exactly and prints expected vs emitted events, calls per poll, the
+ * emit; the test asserts them exactly and prints (TEST_FIGURES=1) expected vs emitted events, calls per poll, the
  * sessions remembered as seen abandoned and the state size.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -12,6 +12,7 @@ import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
 import { pacing429s } from '../../support/pacing429';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(300_000);
 
@@ -153,8 +154,7 @@ test('300 sessions over 10 polls with churn: expected vs emitted events, calls p
 		),
 		`total: expected ${total.expected} events, emitted ${total.emitted}, ${total.calls} calls in ${rows.length} polls; 429s from the API: ${sandbox.stats().rateLimited}`,
 	].join('\n');
-	// eslint-disable-next-line no-console
-	console.log(table);
+	printFigures(table);
 
 	expect(total.emitted).toBe(total.expected);
 	expect(reportedAbandoned.size + reportedCompleted.size).toBeGreaterThan(250);

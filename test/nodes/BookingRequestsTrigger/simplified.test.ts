@@ -12,7 +12,9 @@ import type { Harness } from '../../../harness/inProcessN8n';
 import { hashKey, startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { TriggerRun } from './trigger';
+import { captureN8nLog, type N8nLogCapture } from '../../support/n8nLog';
 import { pacing429s } from '../../support/pacing429';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(120_000);
 
@@ -57,8 +59,7 @@ describe('simplified trigger items (default)', () => {
 
 		const poll = await run.poll();
 		const items = poll.items!;
-		// eslint-disable-next-line no-console
-		console.log(`[simplified trigger items from the sandbox]\n${JSON.stringify(items, null, 2)}`);
+		printFigures(`[simplified trigger items from the sandbox]\n${JSON.stringify(items, null, 2)}`);
 
 		const [abandoned, abandonedNoEmail] = [left, noEmail].map((s) => byEvent(items, 'session.abandoned').find((item) => item.session_id === s.id)!);
 		expect(abandoned).toEqual({
@@ -168,6 +169,10 @@ describe('simplified trigger items (default)', () => {
 });
 
 describe('form names (formNames.ts)', () => {
+	let n8nLog: N8nLogCapture;
+	beforeEach(() => (n8nLog = captureN8nLog()));
+	afterEach(() => n8nLog.restore());
+
 	test('refresh rule: one call, cached for an hour, a new form triggers one refresh; no time left or a failure: names from the cache or null', async () => {
 		const context = harness.context();
 		const [formA, formB] = sandbox.workspace().forms;
@@ -186,6 +191,10 @@ describe('form names (formNames.ts)', () => {
 		const stale = await formNamesFor(context, [formA.id], { clock: anHourLater });
 		expect(stale.get(formA.id)).toBe(formA.name);
 		expect(sandbox.log.length).toBeGreaterThan(0);
+		// n8n's log says so, with the error
+		expect(n8nLog.entries.filter((entry) => entry.level === 'warn')).toEqual([
+			expect.objectContaining({ message: 'Booking Requests Trigger: could not read form names; items carry form_name from the cache or null', meta: { error: expect.any(String) } }),
+		]);
 		sandbox.setFaults({});
 		// and a new form (not in the cache) triggers one refresh
 		await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -200,5 +209,6 @@ describe('form names (formNames.ts)', () => {
 		const late = await formNamesFor(context, [formA.id], { deadline: Date.now() });
 		expect(late.get(formA.id)).toBeNull();
 		expect(sandbox.log).toHaveLength(0);
+		expect(n8nLog.messages('warn').slice(1)).toEqual(['Booking Requests Trigger: no time left in this poll to read form names; items carry form_name from the cache or null']);
 	});
 });

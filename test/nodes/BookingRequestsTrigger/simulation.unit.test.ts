@@ -17,12 +17,14 @@
  * - `recovered` is true exactly when an abandonment of the session was emitted before;
  * - event times never go down along the kept timeline (oldest first, also across polls).
  */
+import { envOverride } from '../../../harness/env';
 import type { TriggerSettings } from '../../../nodes/BookingRequestsTrigger/events';
 import type { TriggerState } from '../../../nodes/BookingRequestsTrigger/state/format';
 import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
 import { MIN, World, entryOf, iso, makeSettings } from '../../support/triggerWorld';
 import { mulberry32 } from '../../../sandbox/seed';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(300_000);
 
@@ -307,8 +309,7 @@ async function simulate(options: SimOptions): Promise<SimReport> {
 }
 
 function report(label: string, result: SimReport) {
-	// eslint-disable-next-line no-console
-	console.log(
+	printFigures(
 		`[simulation] ${label}: expected ${result.expected} events, emitted ${result.emitted} ${JSON.stringify(result.byEvent)}; ` +
 			`${result.polls} polls (${result.keptPolls} kept, ${result.cutPolls} cut short), max ${result.maxCalls} calls/poll, ` +
 			`max state ${result.maxStateBytes} bytes, ${result.mayPeriods} idle periods changed while a poll read them`,
@@ -316,7 +317,7 @@ function report(label: string, result: SimReport) {
 }
 
 /** More seeds on demand: SIM_SEEDS=50 npx jest simulation (each seed runs every variant). */
-const EXTRA_SEEDS = Number(process.env.SIM_SEEDS ?? 0);
+const EXTRA_SEEDS = Number(envOverride('SIM_SEEDS') ?? 0);
 
 interface Variant {
 	seed: number;

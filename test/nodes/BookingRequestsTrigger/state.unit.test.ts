@@ -10,6 +10,7 @@ import { MAX_CHECKPOINTS, pruneCheckpoints } from '../../../nodes/BookingRequest
 import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
 import { timeOf } from '../../../nodes/BookingRequestsTrigger/state/format';
 import { MIN, Runner, T0, World, makeSettings, uuid } from '../../support/triggerWorld';
+import { printFigures } from '../../support/figures';
 
 describe('hashed ids', () => {
 	it('an id is remembered as 8 base64url characters; the id itself is not in the state', () => {
@@ -46,8 +47,7 @@ describe('seen memory (sessions seen abandoned)', () => {
 		memory.prune(T0 + 29 * DAY_MS);
 		expect(memory.droppedForBound).toBe(0);
 		const bytes = JSON.stringify(memory.encode()).length;
-		// eslint-disable-next-line no-console
-		console.log(`[state] seen memory: 50,000 sessions over 30 days = ${bytes} bytes of static data`);
+		printFigures(`[state] seen memory: 50,000 sessions over 30 days = ${bytes} bytes of static data`);
 		expect(bytes).toBeLessThan(410_000);
 		const back = SeenMemory.decode(JSON.parse(JSON.stringify(memory.encode())));
 		expect(ids.every((id) => back.has(id))).toBe(true);

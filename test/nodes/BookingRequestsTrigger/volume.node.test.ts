@@ -15,6 +15,7 @@ import type { Harness, PollState } from '../../../harness/inProcessN8n';
 import { startSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox';
 import { NODE_DATA_KEY } from './trigger';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(600_000);
 
@@ -67,8 +68,7 @@ function checkOnceInOrder(events: IDataObject[]): void {
 }
 
 function report(label: string, expected: number, run: Run, budgetMs: number) {
-	// eslint-disable-next-line no-console
-	console.log(
+	printFigures(
 		`[trigger volume, n8n PollContext] ${label}: expected ${expected} events, emitted ${run.events.length}; ${run.polls} polls, ` +
 			`${run.calls} calls; longest poll ${(run.longestMs / 1000).toFixed(1)} s of a ${(budgetMs / 1000).toFixed(0)} s budget; ` +
 			`max state ${run.maxStateBytes} bytes`,
@@ -152,8 +152,7 @@ test('a backlog over five times the budget (all three events), drained under a 6
 		if (items.length === 0 && run.calls - calls === 2) break;
 		sandbox.clock.advance(10_000);
 	}
-	// eslint-disable-next-line no-console
-	console.log(`[trigger volume] backlog: events per poll ${perPoll.join(', ')}`);
+	printFigures(`[trigger volume] backlog: events per poll ${perPoll.join(', ')}`);
 	checkOnceInOrder(run.events);
 	const at = (event: IDataObject) => eventTime(event, 30 * MIN);
 	for (let i = 1; i < run.events.length; i++) expect(at(run.events[i])).toBeGreaterThanOrEqual(at(run.events[i - 1]));

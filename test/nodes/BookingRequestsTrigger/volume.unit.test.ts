@@ -7,6 +7,7 @@ import { needsRequest } from '../../../nodes/BookingRequestsTrigger/output/itemF
 import type { BookingSession } from '../../../nodes/shared/types';
 import type { LogEntry, WorldPoll } from '../../support/triggerWorld';
 import { MIN, Runner, World, iso, makeSettings } from '../../support/triggerWorld';
+import { printFigures } from '../../support/figures';
 
 jest.setTimeout(120_000);
 
@@ -48,8 +49,7 @@ async function pollUntilQuiet(
 }
 
 function line(label: string, expected: number, emitted: number, drained: Drained, budget = BUDGET) {
-	// eslint-disable-next-line no-console
-	console.log(
+	printFigures(
 		`[volume] ${label}: expected ${expected} events, emitted ${emitted}; ${drained.polls} polls, ${drained.calls} calls, ` +
 			`max ${drained.maxCalls} calls/poll (budget ${budget}), max state ${drained.maxStateBytes} bytes`,
 	);
@@ -177,8 +177,7 @@ test('Include Booking Request: 100 completions take their requests from one page
 	expect(result.events.every((event) => event.request && event.request.id === event.session!.request_id)).toBe(true);
 	expect(result.calls.getRequest).toBe(0);
 	expect(result.totalCalls).toBeLessThanOrEqual(4);
-	// eslint-disable-next-line no-console
-	console.log(`[volume] Include Booking Request, 100 completions: ${result.totalCalls} calls (${result.pages.requests} request-list pages, ${result.calls.getRequest} Gets)`);
+	printFigures(`[volume] Include Booking Request, 100 completions: ${result.totalCalls} calls (${result.pages.requests} request-list pages, ${result.calls.getRequest} Gets)`);
 });
 
 test('Include Booking Request where Get request is needed (completions far apart in the request list): cut at an event, the rest in order in the next polls', async () => {
@@ -196,8 +195,7 @@ test('Include Booking Request where Get request is needed (completions far apart
 	checkLog(runner.log);
 	expect(runner.log.map((entry) => entry.id)).toEqual(completions);
 	expect(polls.filter((count) => count > 0).length).toBeGreaterThanOrEqual(4);
-	// eslint-disable-next-line no-console
-	console.log(`[volume] Include Booking Request, 100 completions 150 requests apart, budget ${BUDGET}: events per poll ${polls.join(', ')}`);
+	printFigures(`[volume] Include Booking Request, 100 completions 150 requests apart, budget ${BUDGET}: events per poll ${polls.join(', ')}`);
 });
 
 test('6,000 bookings made without a draft (Simplify needs each one\'s contact): drained from the request list in pages', async () => {

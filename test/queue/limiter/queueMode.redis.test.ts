@@ -14,6 +14,7 @@ import { withClusterWorld } from '../../support/sharedLimit/clusterWorld';
 import { formIds, type Figures, summarise } from '../../../harness/sharedLimit/figures';
 import { withQueueEdition } from '../../support/editions';
 import { pacing429s } from '../../support/pacing429';
+import { printFigures } from '../../support/figures';
 
 const PROCESSES = 3;
 const FORMS = 500; // 5 pages of 100 per Return All
@@ -22,7 +23,7 @@ jest.setTimeout(180_000);
 
 const figures: Record<string, Figures> & { turnGivenBackAfterKillMs?: number } = {};
 const world = withClusterWorld(FORMS, () => {
-	if (Object.keys(figures).length > 0) console.log(`Queue-mode figures (${PROCESSES} processes, Return All of ${FORMS} forms each):\n${JSON.stringify(figures, null, 2)}`);
+	if (Object.keys(figures).length > 0) printFigures(`Queue-mode figures (${PROCESSES} processes, Return All of ${FORMS} forms each):\n${JSON.stringify(figures, null, 2)}`);
 });
 
 /** Starts the processes, waits until all are loaded, then lets them go at the same moment. */

@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, selectors, type BrowserContext, type Page } from 'playwright-core';
 import type { Owner } from '../../../harness/n8n/rest';
+import { chromiumCandidates } from '../../../harness/services/prerequisites';
 
 export const CHROMIUM_ARGS = [
 	'--no-sandbox',
@@ -22,9 +23,9 @@ export const CHROMIUM_ARGS = [
 	'--no-first-run',
 ];
 
-/** Env UI_CHROMIUM overrides; Debian's package installs /usr/bin/chromium. */
+/** Env UI_CHROMIUM overrides; Debian's package installs /usr/bin/chromium (the same places as the tier's check). */
 export function chromiumPath(): string {
-	const candidates = [process.env.UI_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
+	const candidates = chromiumCandidates();
 	const found = candidates.find((p) => fs.existsSync(p));
 	if (!found) {
 		throw new Error(

@@ -28,6 +28,7 @@ import type { BookingSession } from '../../../../nodes/shared/types';
 import type { LogEntry } from '../../../support/triggerWorld';
 import { makeSettings, MIN, resetCustomers, resetIds, Runner, World } from '../../../support/triggerWorld';
 import { fuzzParams } from '../../../support/triggerFuzz';
+import { printFigures } from '../../../support/figures';
 
 jest.setTimeout(600_000);
 
@@ -203,8 +204,7 @@ function fixedProgram(program: Pick<HeldProgram, 'perPage' | 'drafts' | 'booking
 
 describe('the held drafts judged on the rows kept in the process', () => {
 	afterAll(() => {
-		// eslint-disable-next-line no-console
-		console.log(`[held rows] ${seen.programs} programs; rows saved pages in ${seen.saved}; drafts saved or completed before they were judged in ${seen.touched}; a restart in ${seen.restarted}`);
+		printFigures(`[held rows] ${seen.programs} programs; rows saved pages in ${seen.saved}; drafts saved or completed before they were judged in ${seen.touched}; a restart in ${seen.restarted}`);
 		// Only the generated programs are counted (none when a name filter left the property out).
 		if (seen.programs === 0) return;
 		expect(seen.saved).toBeGreaterThan(seen.programs / 8);

@@ -19,6 +19,7 @@ import type { DiffProgram } from '../../../support/triggerDiff';
 import { diffProgramArb, runBoth } from '../../../support/triggerDiff';
 import { fuzzParams } from '../../../support/triggerFuzz';
 import { keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/memory';
+import { printFigures } from '../../../support/figures';
 
 jest.setTimeout(600_000);
 
@@ -45,8 +46,7 @@ describe('the memory kept between polls', () => {
 	beforeAll(() => keepRowsForTests(false));
 	afterAll(() => {
 		keepRowsForTests(true);
-		// eslint-disable-next-line no-console
-		console.log(
+		printFigures(
 			`[kept memory] ${seen.programs} programs, ${seen.polls} polls, ${seen.kept} of them from the memory kept; steps: ${seen.restart} restarts, ${seen.lostSave} lost saves, ${seen.rollback} rolled-back states, ${seen.settings} parameter changes, ${seen.fetch} Fetch Test Event`,
 		);
 		// The memory kept is used, not only decoded after every restart and change.

@@ -14,6 +14,7 @@ import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/events/re
 import type { PageObservation } from '../../../../nodes/BookingRequestsTrigger/model/pages';
 import { lowestWatchedRank, watchedReadings } from '../../../../nodes/BookingRequestsTrigger/events/watched';
 import { makeRequest } from '../../../support/triggerWorld';
+import { printFigures } from '../../../support/figures';
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const MIN = 60_000;
@@ -205,8 +206,7 @@ describe('detectUpdates', () => {
 			for (const secret of ['customer42@example.com', '+15550000042', 'First42', 'Gate code 42']) expect(json).not.toContain(secret);
 			expect(UpdatesMemory.decode(watcher.state).size).toBe(5_000);
 		}
-		// eslint-disable-next-line no-console
-		console.log(`[Request Updated state at 5,000 watched requests] bytes per request: ${JSON.stringify(sizes)}`);
+		printFigures(`[Request Updated state at 5,000 watched requests] bytes per request: ${JSON.stringify(sizes)}`);
 		// Half of what versions before 0.2 stored without the contact (32); with it, the contact's own characters are the floor (113 before).
 		expect(sizes['without contact']).toBeLessThanOrEqual(16);
 		expect(sizes['all fields']).toBeLessThan(80);

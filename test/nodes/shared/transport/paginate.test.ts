@@ -6,6 +6,7 @@ import { API_PATHS } from '../../../../nodes/shared/constants';
 import { paginate } from '../../../../nodes/shared/transport/paginate';
 import type { BookingRequest, BookingSession } from '../../../../nodes/shared/types';
 import { pacing429s, withoutOwn429s } from '../../../support/pacing429';
+import { printFigures } from '../../../support/figures';
 
 let sandbox: Sandbox;
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id);
@@ -35,8 +36,7 @@ describe('paginate', () => {
 		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
 		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 		// How close to the limit this is, is measured by the benchmark (bench/), not asserted here.
-		// eslint-disable-next-line no-console
-		console.log(`pacing: 260 requests, ${result.calls} calls, ${seconds.toFixed(2)} s, gaps ${gaps.map((g) => g.toFixed(0)).join('/')} ms, 429s 0`);
+		printFigures(`pacing: 260 requests, ${result.calls} calls, ${seconds.toFixed(2)} s, gaps ${gaps.map((g) => g.toFixed(0)).join('/')} ms, 429s 0`);
 	});
 
 	test('a limit fetches only the pages needed, with a page size that fits', async () => {

@@ -19,6 +19,7 @@ import { GAP_MS, setPacingGapForTests } from '../../../../../harness/limiterSett
 import type { BookingRequest as ApiRequest } from '../../../../../nodes/shared/types';
 import { hashKey, startSandbox, sortSessions, type Sandbox, type Session } from '../../../../../sandbox';
 import { pacing429s, withoutOwn429s } from '../../../../support/pacing429';
+import { printFigures } from '../../../../support/figures';
 
 jest.setTimeout(900_000);
 
@@ -224,8 +225,7 @@ describe.each([11, 23, 37, 52])('world %i', (seed) => {
 
 // declared last, so it runs after every case above (jest runs tests in declaration order)
 test('the worlds reached every case the comparison is about', () => {
-	// eslint-disable-next-line no-console
-	console.log(`[include request equivalence]\n${table.join('\n')}\ntotals: ${JSON.stringify(totals)}`);
+	printFigures(`[include request equivalence]\n${table.join('\n')}\ntotals: ${JSON.stringify(totals)}`);
 	expect(totals.cases).toBe(4 * VARIANTS.length);
 	expect(totals.deleted).toBeGreaterThan(0);
 	expect(totals.placeholders).toBeGreaterThan(0);

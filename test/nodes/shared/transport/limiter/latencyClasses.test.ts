@@ -2,7 +2,7 @@
  * Real time, real 1 request/s: Return All of 1,000 requests (10 pages) in a real n8n execution
  * against the sandbox with its network latency before the rate check — one run per latency class.
  * What is asserted is behaviour that no machine load can change: no 429, the exact result, every
- * accepted gap ≥ 1 s at the server. The gaps are printed; that the round trip is no longer added to
+ * accepted gap ≥ 1 s at the server. The gaps are printed (TEST_FIGURES=1); that the round trip is no longer added to
  * each gap once the round trips agree is asserted on the simulated clock (pacing.unit.test.ts, "the
  * middle gap after the third") and measured by the bench (`npm run bench`, latency rows): a busy
  * machine slows a round trip here and moves a real gap by tens of milliseconds.
@@ -11,12 +11,13 @@ import { hashKey, startSandbox, type Latency } from '../../../../../sandbox';
 import { createHarness } from '../../../../../harness/inProcessN8n';
 import { acceptedGaps, rateLimitedCount } from '../../../../../harness/sandboxGaps';
 import { pacing429s } from '../../../../support/pacing429';
+import { printFigures } from '../../../../support/figures';
 
 jest.setTimeout(60_000);
 
 const REQUESTS = 1000;
 const figures: string[] = [];
-afterAll(() => console.log(`Return All of ${REQUESTS} requests by latency before the rate check:\n${figures.join('\n')}`));
+afterAll(() => printFigures(`Return All of ${REQUESTS} requests by latency before the rate check:\n${figures.join('\n')}`));
 
 async function returnAllAt(latencyMs: Latency) {
 	const sandbox = await startSandbox({ sizes: { requests: REQUESTS, sessions: 5 }, latencyMs });

@@ -2,7 +2,7 @@
  * The pacing policy (pure, fake clock). Unit checks of each rule, then simulations against a strict
  * server (test/support/pacingSimulation.ts): arrival = send + pre-arrival delay drawn per request,
  * accepted only ≥ 1,000 ms after the previous accepted arrival. Each case runs many seeded Return
- * Alls; the figures printed are what the README quotes.
+ * Alls; the figures it prints with TEST_FIGURES=1 are what the README quotes.
  */
 import {
 	INITIAL_KEY_STATE,
@@ -18,6 +18,7 @@ import {
 	type RoundTrips,
 } from '../../../../../nodes/shared/transport/limiter/pacing';
 import { mean, sandboxDelays, seeded, simulate, splitDelays, uniform, type Delays, type Simulation } from '../../../../support/pacingSimulation';
+import { printFigures } from '../../../../support/figures';
 
 const T0 = 1_000_000;
 const GAP = PACING.minGapMs + PACING.marginMs;
@@ -305,7 +306,7 @@ afterAll(() => {
 	const rows = Object.entries(report).map(
 		([name, f]) => `${name.padEnd(42)} ${f.secondsPerCall.toFixed(3)} s/call, 429s mean ${f.mean429.toFixed(2)} max ${f.max429}, min gap ${f.minGap.toFixed(1)} ms`,
 	);
-	console.log(`Pacing simulations (${RUNS} seeded runs each, strict 1 s server):\n${rows.join('\n')}`);
+	printFigures(`Pacing simulations (${RUNS} seeded runs each, strict 1 s server):\n${rows.join('\n')}`);
 });
 
 describe('simulated Return All against a strict 1 s server', () => {

@@ -3,7 +3,7 @@
  * customer's dashboard, another integration), sending one request every 2 s and never retrying.
  * Asserted here, over real HTTP: this node finishes with the exact result and no error, and lets the
  * other client's calls through. How much of them (about half) and how fast this node is back to full
- * pace once the other client stops depend on the machine's timing: they are printed here and asserted
+ * pace once the other client stops depend on the machine's timing: they are printed here (TEST_FIGURES=1) and asserted
  * on the simulated clock (pacing.unit.test.ts, "simulated sharing of a key"; the bench's neighbour rows
  * measure them at the real limit).
  */
@@ -12,11 +12,12 @@ import { hashKey, startSandbox } from '../../../../../sandbox';
 import { createHarness } from '../../../../../harness/inProcessN8n';
 import { isOtherClient, otherClientCalls, startOtherClient } from '../../../../../harness/otherClient';
 import { acceptedEntries, rateLimitedCount } from '../../../../../harness/sandboxGaps';
+import { printFigures } from '../../../../support/figures';
 
 jest.setTimeout(180_000);
 
 const figures: string[] = [];
-afterAll(() => console.log(`Another client on the key at 0.5 request/s:\n${figures.join('\n')}`));
+afterAll(() => printFigures(`Another client on the key at 0.5 request/s:\n${figures.join('\n')}`));
 
 function ourEntries(log: Sandbox['log']) {
 	return log.filter((entry) => !isOtherClient(entry));
