@@ -59,13 +59,19 @@ export class SeenMemory {
 		this.addCode(codeOf(id), at);
 	}
 
-	/** Remembers a code (already hashed) at `at` (ms). */
+	/**
+	 * Remembers a code (already hashed) at `at` (ms), for SEEN_RETENTION_DAYS from the newest day it was
+	 * seen: a session reported again after its day expired must not be forgotten with that day.
+	 */
 	addCode(code: string, at: number): void {
-		if (this.hasCode(code)) return;
-		this.days.set(Math.floor(at / DAY_MS), code, true);
+		const day = Math.floor(at / DAY_MS);
+		const known = this.days.find(code);
+		if (known && known.day >= day) return;
+		if (known) this.days.delete(known.day, code);
+		this.days.set(day, code, true);
 	}
 
-	/** Takes `other`'s codes in too (a code known to both keeps the day this memory has). */
+	/** Takes `other`'s codes in too (a code known to both keeps the newer day). */
 	merge(other: SeenMemory): void {
 		for (const day of other.days.dayNumbers()) for (const code of other.days.entries(day)?.keys() ?? []) this.addCode(code, day * DAY_MS);
 	}

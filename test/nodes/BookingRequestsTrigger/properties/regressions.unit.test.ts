@@ -1275,3 +1275,30 @@ describe("regressions: a window at the top read only by its oldest part in an un
     ).toEqual([["00000000-0000-4000-8000-00000000000b", ["internal_notes"]]]);
   });
 });
+
+describe("regressions: a session reported again after its day expired (fixed: it is remembered from the newest day it was seen)", () => {
+  test("abandoned, reported again 31 days later, then not a third time a minute after (fixed seed 201 of 'nothing fires that must not', found while the fuzz settings were built from the registry)", async () => {
+    // Seen on day d0; reported again on d0 + 31 (allowed: the memory of it had expired). The seen memory
+    // kept the code under d0 and the prune after the poll dropped that day: the report just made was
+    // forgotten, and the next save a minute later was reported a third time (Fire Again is off).
+    const program: Program = {
+      settings: settings({
+        events: { sessionAbandoned: true, sessionCompleted: false, requestCreated: false, requestUpdated: false },
+      }),
+      before: [{ k: "start", c: 0, form: 0, contact: "both", n: 1, spelling: false }],
+      steps: [
+        { k: "tick", ms: 60000 },
+        { k: "poll", budget: null },
+        { k: "jump", ms: 2678400000 },
+        { k: "save", s: 0, addEmail: false },
+        { k: "tick", ms: 57334 },
+        { k: "tick", ms: 2666 },
+        { k: "poll", budget: null },
+        { k: "save", s: 0, addEmail: false },
+      ],
+    };
+    const { violations, kept } = await judged(program);
+    expect(violations).toEqual([]);
+    expect(kept.filter((event) => event.event === "session.abandoned")).toHaveLength(2);
+  });
+});
