@@ -26,10 +26,10 @@ import { createHash } from 'node:crypto';
 
 import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
-import { seal } from './contactSeal';
-import type { UpdatesChange, WatchedRecord } from './records';
-import { contactPrint, LEGACY_SEAL, UpdatesMemory, updatedHash } from './records';
-import type { ChangeField, UpdateSettings, Watched } from './fields';
+import { seal, sealedContactIs, unseal, unsealLegacy } from './contactSeal';
+import type { UpdatesChange, UpdatesMemory, WatchedRecord } from './records';
+import { LEGACY_SEAL, updatedHash } from './records';
+import type { ChangeField, Contact, UpdateSettings, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import { EDGE_WINDOW_MS, sortTime } from '../../model/pages';
 import type { WatchedRequests } from '../kind';
@@ -125,8 +125,7 @@ function currentOf(reading: WatchedRead, record: WatchedRecord | undefined, now:
 	const { request } = reading;
 	const updatedAt = timestampMs(request.updated_at);
 	const stored = recordMs(updatedAt);
-	// The same `updated_at` as read last (in this process) has the record's hash: not hashed again.
-	const updated = stored === null ? null : record?.readAt === stored ? record.updated : updatedHash(stored);
+	const updated = stored === null ? null : updatedHash(stored);
 	return { request, rank: reading.rank, edge: reading.edge, watched: watchedOf(request), updatedAt, updated, at: updatedAt !== null && updatedAt <= now + 1000 ? updatedAt : now };
 }
 
@@ -139,12 +138,25 @@ function firstRead(input: DetectInput, current: Current, reportable: boolean): R
 	return { request, version: updatedAt, at, changedFields: [], previous: null };
 }
 
+/**
+ * The record's contact to compare with `now`, the contact read: `now` itself when it is the one sealed
+ * (the sealed form's nonce tells, without unsealing), else the one sealed; undefined when it cannot be
+ * read back. `reseal`: its stored form is to be written again.
+ */
+function contactBefore(id: string, record: WatchedRecord, now: Contact): { contact: Contact | undefined; reseal: boolean } {
+	if (record.sealed === '') return { contact: undefined, reseal: true };
+	if (record.sealed.startsWith(LEGACY_SEAL)) return { contact: unsealLegacy(id, record.sealed.slice(1)), reseal: true };
+	if (sealedContactIs(id, record.sealed, now)) return { contact: now, reseal: false };
+	const contact = unseal(id, record.sealed);
+	return { contact, reseal: contact === undefined };
+}
+
 /** A remembered request read again: its record after this read, and its change when a selected field changed. */
 function readAgain(input: DetectInput, current: Current, record: WatchedRecord, reportable: boolean): { next: WatchedRecord; change?: RequestChange } {
 	const { request, watched, updatedAt, at } = current;
 	const id = request.id;
 	const keepContact = input.settings.fields.includes('contact');
-	const kept = keepContact ? UpdatesMemory.contactBefore(id, record, watched.contact ?? contactOf(request)) : { contact: undefined, reseal: false };
+	const kept = keepContact ? contactBefore(id, record, watched.contact ?? contactOf(request)) : { contact: undefined, reseal: false };
 	const before: Watched = { ...record.watched, contact: kept.contact };
 	const changed = changedFields(before, watched);
 	const contactChanged = kept.reseal || changed.some((field) => !['status', 'lead_status', 'internal_notes', 'completed_at'].includes(field));
@@ -156,7 +168,7 @@ function readAgain(input: DetectInput, current: Current, record: WatchedRecord, 
 		...recordOf(current, keepContact && contactChanged),
 		rank: current.rank ?? record.rank,
 		// Sealed again only when the contact changed: an unchanged record keeps its stored form.
-		...(keepContact && !contactChanged ? { sealed: record.sealed, print: kept.print } : {}),
+		...(keepContact && !contactChanged ? { sealed: record.sealed } : {}),
 		...(chain !== undefined ? { chain } : {}),
 	};
 	const reported = changed.filter((field) => selectedFields(input.settings.fields).has(field));
@@ -174,8 +186,6 @@ function recordOf(current: Current, sealContact: boolean): WatchedRecord {
 		updated: current.updated,
 		watched: { status: watched.status, lead_status: watched.lead_status, notes: watched.notes, completed: watched.completed },
 		sealed: contact ? seal(request.id, contact) : '',
-		readAt: recordMs(current.updatedAt),
-		...(contact ? { print: contactPrint(contact) } : {}),
 		...(current.edge ? { edge: true as const } : {}),
 		raw: readingOf(request),
 	};

@@ -45,55 +45,40 @@ export interface RecordColumns {
 }
 
 export const ID_LENGTH = 6;
-export const RANK = 5;
-export const RUN = 3;
-export const NULL = '.';
-export const NULLS = '*';
+const RANK = 5;
+const RUN = 3;
+const RUN_MAX = 64 ** RUN - 1;
+/** A null; NULL_RUN_FROM nulls or more in a row are `*` and their count (RUN characters). */
+const NULL = '.';
+const NULLS = '*';
 const NULL_RUN_FROM = 4;
-export const WIDTHS = { updated: 3, completed: 7, notes: 4, chain: 6 } as const;
+const WIDTHS = { updated: 3, completed: 7, notes: 4, chain: 6 } as const;
 const CODE = /^[A-Za-z0-9_-]*$/;
 /** A sealed contact (contactSeal.ts), or `^` and one in the form before it (read back, then sealed again). */
 const SEALED = /^\^?[A-Za-z0-9_-]*$/;
 const COMPLETED = /^(?:[A-Za-z0-9_-]{7}|#[A-Za-z0-9_-]{6})$/;
 
 /** Characters of an index into `values` (plus 1): 1 while fewer than 63 values. */
-export const indexWidth = (values: number): number => (values + 1 < 64 ? 1 : values + 1 < 4096 ? 2 : 3);
+const indexWidth = (values: number): number => (values + 1 < 64 ? 1 : values + 1 < 4096 ? 2 : 3);
 
-const RUN_MAX = 64 ** RUN - 1;
-
-/** A nullable column: values and single nulls as they are, NULL_RUN_FROM nulls or more as a run; given in pieces. */
-export class NullableText {
-	private out = '';
-	private nulls = 0;
-
-	value(value: string | null): void {
-		if (value === null) this.addNulls(1);
-		else this.verbatim(value);
-	}
-
-	addNulls(count: number): void {
-		this.nulls += count;
-		while (this.nulls >= RUN_MAX) {
-			this.out += NULLS + encodeNumber(RUN_MAX, RUN);
-			this.nulls -= RUN_MAX;
+/** A nullable column: values as they are, nulls as `.` or, NULL_RUN_FROM or more in a row, as a run. */
+function nullable(values: Array<string | null>): string {
+	let out = '';
+	for (let i = 0; i < values.length; ) {
+		const value = values[i];
+		if (value !== null) {
+			out += value;
+			i++;
+			continue;
 		}
+		let nulls = 0;
+		while (i < values.length && values[i] === null && nulls < RUN_MAX) {
+			nulls++;
+			i++;
+		}
+		out += nulls >= NULL_RUN_FROM ? NULLS + encodeNumber(nulls, RUN) : NULL.repeat(nulls);
 	}
-
-	/** Stored text that starts and ends with a value. */
-	verbatim(text: string): void {
-		this.flush();
-		this.out += text;
-	}
-
-	text(): string {
-		this.flush();
-		return this.out;
-	}
-
-	private flush(): void {
-		this.out += this.nulls >= NULL_RUN_FROM ? NULLS + encodeNumber(this.nulls, RUN) : NULL.repeat(this.nulls);
-		this.nulls = 0;
-	}
+	return out;
 }
 
 function readNullable(text: string, width: number, count: number, valid: (value: string) => boolean): Array<string | null> | undefined {
@@ -104,9 +89,9 @@ function readNullable(text: string, width: number, count: number, valid: (value:
 			out.push(null);
 			at += 1;
 		} else if (text[at] === NULLS) {
-			const run = decodeNumber(text.slice(at + 1, at + 1 + RUN));
-			if (!CODE.test(text.slice(at + 1, at + 1 + RUN)) || run < 1) return undefined;
-			for (let i = 0; i < run; i++) out.push(null);
+			const run = text.slice(at + 1, at + 1 + RUN);
+			if (run.length !== RUN || !CODE.test(run) || decodeNumber(run) < 1) return undefined;
+			for (let i = decodeNumber(run); i > 0; i--) out.push(null);
 			at += 1 + RUN;
 		} else {
 			const value = text.slice(at, at + width);
@@ -118,31 +103,16 @@ function readNullable(text: string, width: number, count: number, valid: (value:
 	return out.length === count && at === text.length ? out : undefined;
 }
 
-/** The ranks column: runs of consecutive ranks (highest first), given one rank at a time. */
-export class RankRuns {
-	private out = '';
-	private top = 0;
-	private length = 0;
-
-	push(rank: number): void {
-		if (this.length > 0 && rank === this.top - this.length && this.length < RUN_MAX) {
-			this.length++;
-			return;
-		}
-		this.close();
-		this.top = rank;
-		this.length = 1;
+/** The ranks column: runs of consecutive ranks (highest first), each its top rank and length. */
+function rankRuns(ranks: number[]): string {
+	let out = '';
+	for (let i = 0; i < ranks.length; ) {
+		let length = 1;
+		while (i + length < ranks.length && ranks[i + length] === ranks[i] - length && length < RUN_MAX) length++;
+		out += encodeNumber(ranks[i], RANK) + encodeNumber(length, RUN);
+		i += length;
 	}
-
-	text(): string {
-		this.close();
-		return this.out;
-	}
-
-	private close(): void {
-		if (this.length > 0) this.out += encodeNumber(this.top, RANK) + encodeNumber(this.length, RUN);
-		this.length = 0;
-	}
+	return out;
 }
 
 function readRanks(text: string): number[] | undefined {
@@ -157,39 +127,16 @@ function readRanks(text: string): number[] | undefined {
 	return ranks;
 }
 
-function nullable(values: Array<string | null>): string {
-	const out = new NullableText();
-	for (const value of values) out.value(value);
-	return out.text();
-}
-
-function rankRuns(rows: RecordRow[]): string {
-	const runs = new RankRuns();
-	for (const row of rows) runs.push(row.rank);
-	return runs.text();
-}
-
-/** Status and lead values in order of first appearance: `slot` gives a value's index plus 1 (0: null), adding it when new. */
-export function valueSlots(): { values: string[]; indexOf: Map<string, number>; slot: (value: string | null) => number } {
+/** The columns of these rows (in this order); `values`: the status and lead status values they point to, in order of first appearance. */
+export function toColumns(rows: RecordRow[]): { columns: RecordColumns; values: string[] } {
 	const values: string[] = [];
 	const indexOf = new Map<string, number>();
-	const slot = (value: string | null) => {
-		if (value === null) return 0;
-		let at = indexOf.get(value);
-		if (at === undefined) indexOf.set(value, (at = values.push(value)));
-		return at;
-	};
-	return { values, indexOf, slot };
-}
-
-/** The columns of these rows (in this order); `values`: the status and lead status values they point to, made here. */
-export function toColumns(rows: RecordRow[]): { columns: RecordColumns; values: string[] } {
-	const { values, slot } = valueSlots();
+	const slot = (value: string | null) => (value === null ? 0 : (indexOf.get(value) ?? indexOf.set(value, values.push(value)).get(value)!));
 	const status = rows.map((row) => slot(row.status));
 	const lead = rows.map((row) => slot(row.lead));
 	const width = indexWidth(values.length);
 	const columns: RecordColumns = {
-		ranks: rankRuns(rows),
+		ranks: rankRuns(rows.map((row) => row.rank)),
 		ids: rows.map((row) => row.id).join(''),
 		status: status.map((index) => encodeNumber(index, width)).join(''),
 		lead: lead.map((index) => encodeNumber(index, width)).join(''),
@@ -221,9 +168,7 @@ const isText = (value: unknown): value is string => typeof value === 'string';
 function readEdge(text: unknown): Set<string> | undefined {
 	if (text === undefined) return new Set();
 	if (!isText(text) || text.length % ID_LENGTH !== 0 || !CODE.test(text)) return undefined;
-	const codes = new Set<string>();
-	for (let at = 0; at < text.length; at += ID_LENGTH) codes.add(text.slice(at, at + ID_LENGTH));
-	return codes;
+	return new Set(text.match(new RegExp(`.{${ID_LENGTH}}`, 'g')) ?? []);
 }
 
 /** The rows of stored columns; undefined when anything is malformed. */

@@ -14,16 +14,13 @@
  * contact) is what a record keeps; the rest is hashes.
  *
  * A memory kept from poll to poll (poll/memory.ts) keeps its stored form until a record changes, and
- * remembers in this process only what it read last of each request (`updated_at`, a fingerprint of the
- * contact, the fields read as one string), so that an unchanged request costs no hash and no cipher. The
- * form before 0.2 (one comma-separated string of records with 8-character codes) is read and written
- * again in this one.
+ * remembers in this process only the fields it read last of each request, so that an unchanged request
+ * costs no hash and no cipher. The form before 0.2 (one comma-separated string of records with
+ * 8-character codes) is read and written again in this one.
  */
 import { codeOf, sha256Base64url } from '../../state/keySet';
 import { decodeNumber, encodeNumber } from '../../state/numbers';
-import { sealedContactIs, unseal, unsealLegacy } from './contactSeal';
-import type { Contact, Watched } from './fields';
-import { CONTACT_FIELDS } from './fields';
+import type { Watched } from './fields';
 import type { RecordColumns, RecordRow } from './recordColumns';
 import { ID_LENGTH, parseColumns, toColumns } from './recordColumns';
 
@@ -52,10 +49,6 @@ export interface WatchedRecord {
 	 * still land below it, so its rank may have grown since (absent: the rank is where it stays).
 	 */
 	edge?: true;
-	/** In this process only: the `updated_at` (ms) last read, so that an unchanged one is not hashed again. */
-	readAt?: number | null;
-	/** In this process only: a fingerprint of the contact sealed (`contactPrint`), once known. */
-	print?: number;
 	/** In this process only: the request's fields as read last (changes.ts `readingOf`): read again the same, the record holds as it is. */
 	raw?: readonly unknown[];
 }
@@ -65,23 +58,6 @@ export const LEGACY_SEAL = '^';
 
 /** `updated_at` as a record keeps it: 3 characters of a hash (18 bits), only compared (a collision names a change by its hash chain instead). */
 export const updatedHash = (ms: number): string => sha256Base64url(`updated_at:${ms}`).slice(0, 3);
-
-/** A fingerprint of a contact (53 bits, not a cipher: it stays in this process): compared instead of unsealing. */
-export function contactPrint(contact: Contact): number {
-	let h1 = 0xdeadbeef;
-	let h2 = 0x41c6ce57;
-	for (const field of CONTACT_FIELDS) {
-		const text = `${contact[field] === null ? '\u0002' : contact[field]}\u0001`;
-		for (let i = 0; i < text.length; i++) {
-			const char = text.charCodeAt(i);
-			h1 = Math.imul(h1 ^ char, 2654435761);
-			h2 = Math.imul(h2 ^ char, 1597334677);
-		}
-	}
-	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-	return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
 
 /**
  * Places (ranks) a request may move by between two reads (late commits below it): its record is still
@@ -278,21 +254,6 @@ export class UpdatesMemory {
 		const gone = this.entries().filter(({ record }) => record.rank < (record.edge === true ? rank - RANK_SLACK : rank));
 		for (const { code, record } of gone) this.remove(code, record);
 		return gone.length;
-	}
-
-	/**
-	 * The record's contact to compare with `now`, the contact read: `now` itself when it is the one
-	 * sealed (known by its fingerprint, or by the sealed form's nonce: no unsealing), else the one sealed
-	 * (unsealed); undefined when it cannot be read back. `reseal`: its stored form is to be written again;
-	 * `print`: the fingerprint of the contact sealed, when known.
-	 */
-	static contactBefore(id: string, record: WatchedRecord, now: Contact): { contact: Contact | undefined; reseal: boolean; print?: number } {
-		if (record.sealed === '') return { contact: undefined, reseal: true };
-		if (record.sealed.startsWith(LEGACY_SEAL)) return { contact: unsealLegacy(id, record.sealed.slice(1)), reseal: true };
-		const print = contactPrint(now);
-		if (record.print === print || (record.print === undefined && sealedContactIs(id, record.sealed, now))) return { contact: now, reseal: false, print };
-		const contact = unseal(id, record.sealed);
-		return contact ? { contact, reseal: false, print: contactPrint(contact) } : { contact, reseal: true };
 	}
 
 	encode(from: number): UpdatesState {
