@@ -5,10 +5,9 @@
  * changes once it succeeded (poll/memory.ts).
  */
 import type { BookingSession } from '../../shared/types';
-import type { TriggerEvent } from '../events';
+import type { TriggerEvent, TriggerSettings } from '../events';
 import type { PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
-import type { TriggerSettings } from '../events';
 import { Planner } from '../planner';
 import type { PollOutcome } from '../rules/core';
 import { emptyCounts, judgePoll, pollCore, settlePoll } from '../rules/core';

@@ -9,14 +9,13 @@
  * handle, with the requests it read).
  */
 import type { BookingRequest } from '../../shared/types';
-import type { TriggerEvent } from '../events';
+import type { TriggerEvent, TriggerSettings } from '../events';
 import { EVENT_KINDS, selectedKinds } from '../events';
 import type { Decision } from '../events/context';
 import { emptyCustomers } from '../events/context';
 import type { ListItem, PageObservation } from '../model/pages';
 import { requestsRead } from '../model/pages';
 import { sharedPhoneCodes } from '../state/customers';
-import type { TriggerSettings } from '../events';
 import { requestIdOf } from '../../shared/output/session';
 import type { MemoryChanges, TriggerMemory } from '../state/decoded';
 import { baselineMemory } from './baseline';

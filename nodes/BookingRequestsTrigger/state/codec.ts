@@ -4,10 +4,9 @@
  * does not validate is treated as absent (a new start), never as a reason to fail every poll. Each part
  * is read and encoded by what owns it (format.ts): the codec names no window and no event.
  */
-import type { ListsRead } from '../events';
+import type { ListsRead, TriggerSettings } from '../events';
 import { EVENT_KINDS, selectedKinds } from '../events';
 import type { ListName } from '../model/pages';
-import type { TriggerSettings } from '../events';
 import { windowsOfList } from '../windows';
 import type { WindowMemory, WindowStart } from '../windows/window';
 import { isCount, isMs, isRecord, isShortText } from './checks';
