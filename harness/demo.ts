@@ -51,11 +51,11 @@ export function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
 }
 
 /**
- * Where the demo keeps n8n's output: `<cache>/demo/n8n.log`, the previous run's as `n8n.previous.log`.
- * Outside the temporary n8n user folder, so it outlives the demo.
+ * Where the demo keeps n8n's output: `n8n.log`, the previous run's as `n8n.previous.log`, in `dir`:
+ * `<cache>/demo`, outside the temporary n8n user folder, so it outlives the demo; or the folder given
+ * with --user-folder, so that two demos on two folders do not write one log.
  */
-export function demoLogFile(): string {
-	const dir = path.join(cacheDir(), 'demo');
+export function demoLogFile(dir = path.join(cacheDir(), 'demo')): string {
 	fs.mkdirSync(dir, { recursive: true });
 	const file = path.join(dir, 'n8n.log');
 	if (fs.existsSync(file)) fs.renameSync(file, path.join(dir, 'n8n.previous.log'));
@@ -80,20 +80,17 @@ export interface DemoLedger {
 	credential?: string;
 	/** Workflow id: its file and the SHA-256 of the workflow as imported. */
 	workflows: Record<string, { file: string; sha: string }>;
-	/**
-	 * The sandbox's clock when the demo last ran. Its abandons move it ahead of real time and the
-	 * published triggers remember where they got to on it: the next run's sandbox continues from here,
-	 * or they would see nothing until real time caught up.
-	 */
-	sandboxNow?: number;
-	/**
-	 * When the first run made the sandbox's data look recent (SandboxOptions.recentAt): later runs make
-	 * the same data, so the published triggers find the requests and sessions they remember unchanged.
-	 */
-	sandboxRecentAt?: number;
 }
 
 const LEDGER_FILE = 'booking-demo.json';
+
+/**
+ * Where a kept n8n's sandbox keeps its data and clock (SandboxOptions.stateFile): in the n8n folder,
+ * whose published triggers remember that data, so that --fresh starts both afresh together.
+ */
+export function demoSandboxState(userFolder: string): string {
+	return path.join(userFolder, 'booking-demo-sandbox.json');
+}
 
 export function readLedger(userFolder: string): DemoLedger | undefined {
 	try {

@@ -14,6 +14,7 @@ import {
 	SANDBOX_PAGE,
 	abandonCommand,
 	demoBanner,
+	demoSandboxState,
 	forInteractiveDemo,
 	lockUserFolder,
 	planImport,
@@ -136,16 +137,14 @@ describe('a kept n8n: what a run imports into it', () => {
 		expect(planImport(first.next, examples, { ...sandbox, baseUrl: 'http://127.0.0.1:4011' }).credential).toBe(true);
 	});
 
-	test('an example added since is imported; one changed since is kept and named; the ledger keeps the clock', () => {
+	test('an example added since is imported; one changed since is kept and named', () => {
 		const [changedOne, ...others] = examples;
 		const earlier = planImport(undefined, others.slice(1), sandbox).next;
 		earlier.workflows[changedOne.workflow.id] = { file: changedOne.file, sha: 'an older version' };
-		earlier.sandboxNow = 123;
 		const plan = planImport(earlier, examples, sandbox);
 		expect(plan.workflows.map((w) => w.id)).toEqual([others[0].workflow.id]);
 		expect(plan.changed).toEqual([changedOne.file]);
 		expect(plan.kept).toBe(examples.length - 1);
-		expect(plan.next.sandboxNow).toBe(123);
 		expect(plan.next.workflows[changedOne.workflow.id].sha).toBe('an older version');
 	});
 
@@ -154,13 +153,17 @@ describe('a kept n8n: what a run imports into it', () => {
 		try {
 			expect(readLedger(folder)).toBeUndefined();
 			const { next } = planImport(undefined, examples, sandbox);
-			writeLedger(folder, { ...next, sandboxNow: 42 });
-			expect(readLedger(folder)).toEqual({ ...next, sandboxNow: 42 });
+			writeLedger(folder, next);
+			expect(readLedger(folder)).toEqual(next);
 			fs.writeFileSync(path.join(folder, 'booking-demo.json'), '{"not": "a ledger"');
 			expect(readLedger(folder)).toBeUndefined();
 		} finally {
 			fs.rmSync(folder, { recursive: true, force: true });
 		}
+	});
+
+	test("the sandbox's data and clock are kept in the n8n folder: --fresh, which removes the folder, starts both afresh", () => {
+		expect(path.dirname(demoSandboxState('/cache/demo/n8n'))).toBe('/cache/demo/n8n');
 	});
 
 	test('one demo at a time per n8n folder; a lock left by a dead process is taken over', () => {

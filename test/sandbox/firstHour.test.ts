@@ -65,26 +65,6 @@ describe('the demo data (recent): the sessions of the last 7 days, as a weekly f
 	});
 });
 
-describe('the demo data made again at the same moment (recentAt: a demo that keeps its n8n)', () => {
-	it('is the same data, whenever the sandbox starts: a published trigger sees nothing changed', async () => {
-		const recentAt = Date.parse('2026-11-20T09:00:00.000Z');
-		const first = await startSandbox({ rateLimit: false, recent: true, recentAt });
-		// a later start (another moment of real time) with the first run's recentAt
-		await new Promise((resolve) => setTimeout(resolve, 20));
-		const again = await startSandbox({ rateLimit: false, recent: true, recentAt });
-		try {
-			expect(again.workspace().requests).toEqual(first.workspace().requests);
-			expect(again.workspace().sessions).toEqual(first.workspace().sessions);
-			// the newest activity is minutes before recentAt, not before the start
-			const newest = Math.max(...first.workspace().sessions.map((session) => Date.parse(session.updated_at ?? '')).filter(Number.isFinite));
-			expect(newest).toBeLessThanOrEqual(recentAt);
-			expect(newest).toBeGreaterThan(recentAt - 60 * 60_000);
-		} finally {
-			await Promise.all([first.close(), again.close()]);
-		}
-	});
-});
-
 describe('POST /__sandbox/abandon and the sandbox clock', () => {
 	it('the answer says the clock moved on and how far ahead of real time it is; other routes leave the clock alone', async () => {
 		const offset = async () => ((await control(sb, 'GET', '/__sandbox/clock')).data as { offsetMs: number }).offsetMs;
