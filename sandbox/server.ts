@@ -359,7 +359,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		bookWithoutDraft: (input) => store.bookWithoutDraft(input),
 		addRequest: (input) => store.addRequest(input),
 		abandonNow: (input = {}) => {
-			const { idleMinutes = 61, ...start } = input;
+			const { idleMinutes = 0, ...start } = input;
 			if (!Number.isFinite(idleMinutes) || idleMinutes < 0) throw new Error('idleMinutes must be a non-negative number');
 			const session = store.startSession(start);
 			clock.advance(idleMinutes * 60_000);

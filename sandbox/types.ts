@@ -372,9 +372,11 @@ export interface Sandbox {
 	bookWithoutDraft(input?: BookWithoutDraftInput): { session: Session; request: BookingRequest };
 	addRequest(input?: Partial<BookingRequest> & { key?: string }): BookingRequest;
 	/**
-	 * A customer leaves a booking unfinished now (a draft with an e-mail, at the address step) and the
-	 * sandbox clock moves on by `idleMinutes` (default 61: past the examples' Abandoned After of 30 and
-	 * 60 minutes), so a published trigger reports it at its next poll.
+	 * A customer leaves a booking unfinished now (a draft with an e-mail, at the address step): it is
+	 * idle from now on, so a published trigger reports it at its first poll once Abandoned After has
+	 * passed (in real time: the demo's triggers wait 1 minute). `idleMinutes` (default 0) moves the
+	 * sandbox clock on that far at once, for a trigger with a longer Abandoned After; the clock then
+	 * stays ahead of real time.
 	 */
 	abandonNow(input?: StartSessionInput & { idleMinutes?: number }): { session: Session; now: number };
 	/** The workspace changes a request (status, lead status, notes, completion, contact): see RequestChange. */

@@ -27,8 +27,10 @@
  *    what to click first and the sandbox page; Ctrl+C stops n8n and the sandbox.
  *    Made for trying it in the browser: the sandbox's data is recent (its newest activity minutes old,
  *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS (a
- *    note on the canvas says so), the triggers check every minute (the sticky notes say so), and the
- *    banner says how to make a customer abandon a booking now (POST /__sandbox/abandon). With a kept
+ *    note on the canvas says so), the triggers check every minute and Session Abandoned counts a draft
+ *    idle for 1 minute (the sticky notes say so: a draft left now is reported a minute or two later,
+ *    on the sandbox's clock at real time), and the banner says how to make a customer abandon a
+ *    booking now (POST /__sandbox/abandon). With a kept
  *    n8n the sandbox goes on with the last run's data and clock (step 3).
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
