@@ -10,28 +10,30 @@
  * 2. bundles this repository (`gulp build`: esbuild, seconds; --no-build: the existing dist/) and packs
  *    it (`npm pack`), with progress,
  * 3. starts the sandbox API in this process (port 4010 when free, as docs/sandbox.md's examples use);
- *    with a kept n8n it keeps its data and clock in the n8n folder (booking-demo-sandbox.json) and goes on
- *    from them at the next run: the published triggers remember that data, and no id is made twice,
+ *    with a kept n8n it keeps its data and clock in the n8n folder (booking-demo-sandbox.json) and goes
+ *    on from them at the next run: the published triggers remember that data, and no id is made twice,
  * 4. the n8n user folder: the interactive demo KEEPS its n8n in <cache>/demo/n8n between runs (its
- *    workflows, published versions, Data tables, executions, the sandbox's data; --fresh deletes it first); --headless uses a
- *    temporary one (removed on exit); --user-folder DIR is kept. It installs the new tarball into its
- *    .n8n/nodes like n8n installs community packages (every run: n8n loads the new build at its start),
+ *    workflows, published versions, Data tables, executions, the sandbox's data; --fresh deletes it
+ *    first); --headless uses a temporary one (removed on exit); --user-folder DIR is kept. It installs
+ *    the new tarball into its .n8n/nodes like n8n installs community packages (every run: n8n loads the
+ *    new build at its start),
  * 5. imports a `bookingRequestsApi` credential pointing at the sandbox (demo key) and the workflows in
  *    examples/*.json (their Booking Requests nodes are pointed at that credential) - into a kept n8n only
  *    what an earlier run did not import (the folder's booking-demo.json says what it did): importing a
  *    workflow again would overwrite the user's edits and unpublish it. The credential is imported again
  *    when the sandbox's URL or key changed (n8n updates it by id),
- * 6. interactive: `n8n start` (its output goes to <cache>/demo/n8n.log, or into --user-folder's DIR, not to the terminal; its last
- *    line is shown every 15 s until it is ready), creates the owner account (or logs in), prints the
- *    banner (harness/demo.ts): the editor URL, login, key, a link to each workflow, the log's path,
- *    what to click first and the sandbox page; Ctrl+C stops n8n and the sandbox.
+ * 6. interactive: `n8n start` (its output goes to <cache>/demo/n8n.log, or n8n.log in --user-folder's
+ *    DIR, not to the terminal; its last line is shown every 15 s until it is ready), creates the owner
+ *    account (or logs in), prints the banner (harness/demo.ts): the editor URL, login, key, a link to
+ *    each workflow, the log's path, what to click first and the sandbox page; Ctrl+C (or closing the
+ *    terminal) stops n8n and the sandbox.
  *    Made for trying it in the browser: the sandbox's data is recent (its newest activity minutes old,
  *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS (a
  *    note on the canvas says so), the triggers check every minute and Session Abandoned counts a draft
  *    idle for 1 minute (the sticky notes say so: a draft left now is reported a minute or two later,
  *    on the sandbox's clock at real time), and the banner says how to make a customer abandon a
- *    booking now (POST /__sandbox/abandon). With a kept
- *    n8n the sandbox goes on with the last run's data and clock (step 3).
+ *    booking now (POST /__sandbox/abandon). With a kept n8n the sandbox goes on with the last run's
+ *    data and clock (step 3).
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
  *    first trigger) and prints item counts per node; exits 1 if any example fails. Wait nodes are
