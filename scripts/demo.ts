@@ -287,10 +287,17 @@ async function main(): Promise<void> {
 				busyPorts,
 			}),
 		);
+		// Ctrl+C, a kill, or the terminal closed: n8n and the sandbox are stopped and saved all the same.
+		// The handlers stay: a second signal while stopping (Ctrl+C twice, or one forwarded by a wrapper)
+		// would otherwise end this process at once and leave n8n running (its own process group).
+		let stopping = false;
 		await new Promise<void>((resolve) => {
-			process.once('SIGINT', resolve);
-			process.once('SIGTERM', resolve);
-			process.once('SIGHUP', resolve); // the terminal closed: n8n and the sandbox are stopped and saved all the same
+			const stop = () => {
+				if (stopping) say('stopping already: n8n first, then the sandbox');
+				stopping = true;
+				resolve();
+			};
+			for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
 		});
 		say('stopping ...');
 		await cleanup();
