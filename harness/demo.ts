@@ -8,10 +8,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { cacheDir } from './n8n/install';
-import { withShortWaits, type WorkflowImport } from './n8n/workflows';
+import { withShortWaits, type WorkflowImport, type WorkflowNode } from './n8n/workflows';
 
 /** The interactive demo's Wait nodes (the reminder sequence waits 23 and 48 hours in its file). */
 export const DEMO_WAIT_SECONDS = 30;
+/**
+ * The interactive demo's Abandoned After (30 and 60 minutes in the files): a customer who leaves a
+ * draft now is reported a minute or two later, on the sandbox's clock running at real time, so the
+ * times and minutes in the items are true.
+ */
+export const DEMO_ABANDONED_AFTER_MINUTES = 1;
 /** The sandbox's port in the demo when it is free (docs/sandbox.md's examples use it). */
 export const DEMO_SANDBOX_PORT = 4010;
 /** The user's page of the sandbox's control routes, relative to the repository. */
@@ -26,11 +32,14 @@ const EVERY_MINUTE = { item: [{ mode: 'everyMinute' }] };
 
 /** What a sticky note says about how often the trigger checks ("checks every 5 minutes"). */
 export const POLL_PHRASE = /checks every (\d+ minutes|minute|hour|\d+ hours)/g;
+/** What a sticky note says about the trigger's Abandoned After ("*Session Abandoned* after 30 min"). */
+export const ABANDONED_PHRASE = /\*Session Abandoned\* after (\d+) min\b/g;
 
 /**
  * The workflow as the interactive demo imports it: Wait nodes of DEMO_WAIT_SECONDS (with a note on
- * the canvas saying so), triggers that check every minute, and sticky notes that say so (the file's
- * own interval in brackets). The files keep their real settings.
+ * the canvas saying so), triggers that check every minute, Session Abandoned after
+ * DEMO_ABANDONED_AFTER_MINUTES, and sticky notes that say so (the file's own settings in brackets).
+ * The files keep their real settings.
  */
 export function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
 	const shortened = withShortWaits(workflow, DEMO_WAIT_SECONDS);
@@ -38,11 +47,13 @@ export function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
 		...shortened,
 		nodes: shortened.nodes.map((node) => {
 			if (node.type === 'n8n-nodes-base.wait') return { ...node, notes: `Demo: waits ${DEMO_WAIT_SECONDS} s`, notesInFlow: true };
-			if (node.type === TRIGGER_TYPE) return { ...node, parameters: { ...node.parameters, pollTimes: EVERY_MINUTE } };
+			if (node.type === TRIGGER_TYPE) return { ...node, parameters: forDemoTrigger(node.parameters) };
 			if (node.type === STICKY_NOTE && typeof node.parameters.content === 'string') {
-				const content = node.parameters.content.replace(POLL_PHRASE, (phrase, every: string) =>
-					every === 'minute' ? phrase : `checks every minute in this demo (every ${every} in the file)`,
-				);
+				const content = node.parameters.content
+					.replace(POLL_PHRASE, (phrase, every: string) => (every === 'minute' ? phrase : `checks every minute in this demo (every ${every} in the file)`))
+					.replace(ABANDONED_PHRASE, (phrase, minutes: string) =>
+						Number(minutes) === DEMO_ABANDONED_AFTER_MINUTES ? phrase : `*Session Abandoned* after ${DEMO_ABANDONED_AFTER_MINUTES} min in this demo (${minutes} min in the file)`,
+					);
 				return { ...node, parameters: { ...node.parameters, content } };
 			}
 			return node;
@@ -50,12 +61,19 @@ export function forInteractiveDemo(workflow: WorkflowImport): WorkflowImport {
 	};
 }
 
+/** A trigger in the interactive demo: it checks every minute, and reports a draft idle for DEMO_ABANDONED_AFTER_MINUTES. */
+function forDemoTrigger(parameters: WorkflowNode['parameters']): WorkflowNode['parameters'] {
+	const events = parameters.events as string[] | undefined;
+	const abandoned = events?.includes('sessionAbandoned') ? { abandonedAfterMinutes: DEMO_ABANDONED_AFTER_MINUTES } : {};
+	return { ...parameters, pollTimes: EVERY_MINUTE, ...abandoned };
+}
+
 /**
- * Where the demo keeps n8n's output: `<cache>/demo/n8n.log`, the previous run's as `n8n.previous.log`.
- * Outside the temporary n8n user folder, so it outlives the demo.
+ * Where the demo keeps n8n's output: `n8n.log`, the previous run's as `n8n.previous.log`, in `dir`:
+ * `<cache>/demo`, outside the temporary n8n user folder, so it outlives the demo; or the folder given
+ * with --user-folder, so that two demos on two folders do not write one log.
  */
-export function demoLogFile(): string {
-	const dir = path.join(cacheDir(), 'demo');
+export function demoLogFile(dir = path.join(cacheDir(), 'demo')): string {
 	fs.mkdirSync(dir, { recursive: true });
 	const file = path.join(dir, 'n8n.log');
 	if (fs.existsSync(file)) fs.renameSync(file, path.join(dir, 'n8n.previous.log'));
@@ -80,20 +98,17 @@ export interface DemoLedger {
 	credential?: string;
 	/** Workflow id: its file and the SHA-256 of the workflow as imported. */
 	workflows: Record<string, { file: string; sha: string }>;
-	/**
-	 * The sandbox's clock when the demo last ran. Its abandons move it ahead of real time and the
-	 * published triggers remember where they got to on it: the next run's sandbox continues from here,
-	 * or they would see nothing until real time caught up.
-	 */
-	sandboxNow?: number;
-	/**
-	 * When the first run made the sandbox's data look recent (SandboxOptions.recentAt): later runs make
-	 * the same data, so the published triggers find the requests and sessions they remember unchanged.
-	 */
-	sandboxRecentAt?: number;
 }
 
 const LEDGER_FILE = 'booking-demo.json';
+
+/**
+ * Where a kept n8n's sandbox keeps its data and clock (SandboxOptions.stateFile): in the n8n folder,
+ * whose published triggers remember that data, so that --fresh starts both afresh together.
+ */
+export function demoSandboxState(userFolder: string): string {
+	return path.join(userFolder, 'booking-demo-sandbox.json');
+}
 
 export function readLedger(userFolder: string): DemoLedger | undefined {
 	try {
@@ -221,10 +236,10 @@ export function demoBanner(input: BannerInput): string {
 		'     "Booking Requests Trigger", click "Fetch Test Event": customers who left a booking unfinished in the last hours.',
 		'  2. Close the panel and click "Execute workflow": the reminder e-mail composed for each of them.',
 		'  3. See it fire by itself: click "Publish" (top right; n8n asks for a version name, any will do, e.g. "demo"),',
-		'     then make a customer abandon a booking now (the sandbox clock moves on 61 minutes and stays ahead):',
+		`     ${input.earlier ? 'unless it is still published from an earlier run, ' : ''}then make a customer abandon a booking now:`,
 		`       ${abandonCommand(input.sandboxUrl)}`,
-		'     In this demo the triggers check every minute: within a minute the workflow\'s "Executions" tab',
-		"     (top of the canvas) shows a run with Sam's reminder.",
+		`     In this demo a draft counts as abandoned after ${DEMO_ABANDONED_AFTER_MINUTES} minute and the triggers check every minute:`,
+		"     within about two minutes the workflow's \"Executions\" tab (top of the canvas) shows a run with Sam's reminder.",
 		...(sequence ? [`  The reminder sequence ("${sequence.name}") waits ${DEMO_WAIT_SECONDS} s here instead of 23 and 48 hours.`] : []),
 		...(crmSync
 			? [

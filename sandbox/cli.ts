@@ -157,7 +157,7 @@ async function main(): Promise<void> {
 		const latency = sb.latency();
 		if (latency) console.log(`  latency:        ${latency[0] === latency[1] ? `${latency[0]} ms` : `${latency[0]}-${latency[1]} ms`} before the rate check`);
 		console.log(`  control:        ${sb.url}/__sandbox/info`);
-		console.log(`  abandon now:    curl -X POST ${sb.url}/__sandbox/abandon  (a customer leaves a booking unfinished; the sandbox clock moves on 61 min)`);
+		console.log(`  abandon now:    curl -X POST ${sb.url}/__sandbox/abandon  (a customer leaves a booking unfinished now; -d '{"idleMinutes": 61}' moves the sandbox clock on 61 min)`);
 		console.log('  try a recipe:   docs/sandbox.md (make customers abandon and book, create and change requests, list ids)');
 		console.log('Press Ctrl+C to stop.');
 	}

@@ -14,10 +14,10 @@
 //   GET  /__sandbox/forms?key=                the forms: { items: [{ id, name, is_default }] }
 //   POST /__sandbox/sessions                  body: { formId?, contact?, source?, attribution?, key? } -> Session
 //   POST /__sandbox/sessions/:id/save         body: { step?, data? } -> Session
-//   POST /__sandbox/abandon                   body: { contact?, formId?, key?, idleMinutes? (61) } -> { session, now,
-//                                             offsetMs, clock }: a customer leaves a booking unfinished now and the
-//                                             clock moves on idleMinutes (what a published trigger reports at its
-//                                             next poll); `clock` says how far ahead of real time it now is
+//   POST /__sandbox/abandon                   body: { contact?, formId?, key?, idleMinutes? (0) } -> { session, now,
+//                                             offsetMs, clock }: a customer leaves a booking unfinished now (idle from
+//                                             now on) and the clock moves on idleMinutes (0: not at all); `clock` says
+//                                             in words what that does and where the clock stands against real time
 //   POST /__sandbox/sessions/:id/complete     -> { session, request }
 //   POST /__sandbox/bookings                  body: { formId?, key?, contact? } -> { session, request }
 //   POST /__sandbox/requests                  body: Partial<Request> & { key?, formId?, contact? } -> Request
@@ -135,18 +135,19 @@ function contactBody(body: Record<string, unknown>, route: string, takes: readon
 }
 
 /**
- * What abandon tells about the clock it moved. A published trigger judges idle time by the API's
- * clock and reports a draft only when that clock passes Abandoned After beyond it: a draft stamped in
- * the past instead would be behind where the trigger already looked, and never reported.
+ * What abandon tells about the clock. A published trigger judges idle time by the API's clock and
+ * reports a draft once that clock passes Abandoned After beyond it: in real time, or at once when the
+ * route moved the clock on (a draft stamped in the past instead would be behind where the trigger
+ * already looked, and never reported).
  */
 function clockNote(movedMinutes: number, offsetMs: number): { offsetMs: number; clock: string } {
 	const ahead = Math.round(offsetMs / 60_000);
-	return {
-		offsetMs,
-		clock:
-			`the sandbox's clock moved on ${movedMinutes} minutes (so that a published trigger sees the draft idle) and is now ` +
-			`${ahead} minutes ahead of real time; every new timestamp of the sandbox follows it`,
-	};
+	const stands = ahead === 0 ? 'on real time' : ahead > 0 ? `${ahead} minutes ahead of real time` : `${-ahead} minutes behind real time`;
+	const clock =
+		movedMinutes === 0
+			? `the draft is idle from now on: a published trigger reports it at its first check once its Abandoned After has passed; the sandbox's clock did not move and is ${stands}`
+			: `the sandbox's clock moved on ${movedMinutes} minutes, so the draft is already ${movedMinutes} minutes idle; the clock is now ${stands}, and every new timestamp of the sandbox follows it`;
+	return { offsetMs, clock };
 }
 
 /** `limit` of a list route: 1 to 100, default 10. */
@@ -287,7 +288,7 @@ export async function handleControl(
 				const idleMinutes = body.idleMinutes === undefined ? undefined : finiteNumber(body.idleMinutes, 'idleMinutes');
 				if (idleMinutes !== undefined && idleMinutes < 0) throw new ControlError(400, 'invalid_request', 'idleMinutes must not be negative');
 				const abandoned = sb.abandonNow({ formId: optString(body, 'formId'), key: optString(body, 'key'), contact, idleMinutes });
-				return ok({ ...abandoned, ...clockNote(idleMinutes ?? 61, ctx.clockOffsetMs()) });
+				return ok({ ...abandoned, ...clockNote(idleMinutes ?? 0, ctx.clockOffsetMs()) });
 			},
 		},
 		{

@@ -1,20 +1,37 @@
 /** The sandbox's seeded random numbers (mulberry32): the same seed, the same data. Imports nothing, so
  * that every sandbox module can use it. */
+const STEP = 0x6d2b79f5;
+
+/** mulberry32's number at state `a`. */
+function mix(a: number): number {
+	let t = a;
+	t = Math.imul(t ^ (t >>> 15), t | 1);
+	t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+	return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
 export function mulberry32(seed: number): () => number {
 	let a = seed >>> 0;
 	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+		a = (a + STEP) >>> 0;
+		return mix(a);
 	};
 }
 
 export class Rng {
-	private readonly next: () => number;
+	private a: number;
+	/** `seed`, or a `state` read earlier: the generator goes on from there. */
 	constructor(seed: number) {
-		this.next = mulberry32(seed);
+		this.a = seed >>> 0;
+	}
+	/** Where the generator is: `new Rng(rng.state)` draws what this one draws next. */
+	get state(): number {
+		return this.a;
+	}
+	/** mulberry32, with its state kept here. */
+	private next(): number {
+		this.a = (this.a + STEP) >>> 0;
+		return mix(this.a);
 	}
 	float(): number {
 		return this.next();

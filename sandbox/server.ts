@@ -26,6 +26,7 @@ import { applyChoices, DEFAULT_CHOICES, KIND_CHOICES, type ChoicesInput, type Li
 import { handleControl } from './control';
 import { Faults, NetworkLatency, malformListAnswer, type Answer } from './faults';
 import { KEY_PATTERN } from './seed';
+import { readSandboxState, resumedOffsetMs, writeSandboxState } from './state';
 import { ApiError, Clock, Store, hashKey, sortDefaultFirst, sortRequests, sortSessions, type ListResult } from './store';
 import type { FaultOptions, ListRows, RequestLogEntry, Sandbox, SandboxOptions, SandboxStats, Workspace } from './types';
 
@@ -88,6 +89,9 @@ const LIST_PATHS: Record<string, ListName> = {
 };
 const GET_REQUEST_PATH = /^\/api\/v1\/requests\/([^/]+)$/;
 
+/** SandboxOptions.stateFile: the state is also written this often (its clock), besides after each change. */
+const STATE_SAVE_EVERY_MS = 30_000;
+
 /** SandboxOptions.recent: the seeded range ends this many minutes before the sandbox starts ... */
 export const RECENT_SEED_ENDS_MINUTES_AGO = 5;
 /** ... and customers left a booking unfinished this many minutes before it starts (35 min to 20 h). */
@@ -95,15 +99,32 @@ export const RECENT_DRAFTS_MINUTES_AGO = [35, 50, 80, 140, 200, 320, 480, 720, 1
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
 	const host = opts.host ?? '127.0.0.1';
-	const seed = opts.seed ?? 42;
+	const saved = opts.stateFile === undefined ? undefined : readSandboxState(opts.stateFile);
+	const seed = saved?.store.seed ?? opts.seed ?? 42;
 	const rateLimit = opts.rateLimit ?? true;
 	const arrivalNow = opts.arrivalClock ?? (() => performance.timeOrigin + performance.now());
 	const minGapMs = opts.minGapMs ?? 1000;
 	const clock = new Clock();
 	const startChoices = opts.choices === 'kind' ? KIND_CHOICES : choicesFrom(DEFAULT_CHOICES, opts.choices);
-	const recentAt = opts.recentAt ?? Date.now();
-	const store = new Store({ seed, sizes: opts.sizes, clock, choices: startChoices, seedEndsAt: opts.recent ? recentAt - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined });
-	if (opts.recent) store.leftRecently(RECENT_DRAFTS_MINUTES_AGO, recentAt);
+	const startedAt = Date.now();
+	const seedEndsAt = opts.recent ? startedAt - RECENT_SEED_ENDS_MINUTES_AGO * 60_000 : undefined;
+	const store = new Store({ seed, sizes: opts.sizes, clock, choices: startChoices, seedEndsAt, restore: saved?.store });
+	if (saved) clock.setOffsetMs(resumedOffsetMs(saved));
+	else if (opts.recent) store.leftRecently(RECENT_DRAFTS_MINUTES_AGO, startedAt);
+	const stateFile = opts.stateFile;
+	const save = stateFile === undefined ? () => undefined : () => writeSandboxState(stateFile, clock.now(), store.snapshot());
+	save(); // a first run's world is kept even if it is stopped before its first change
+	// the clock too, now and then: a sandbox killed without closing goes on from near where it was
+	const saveClock =
+		stateFile === undefined
+			? undefined
+			: setInterval(() => {
+					try {
+						save();
+					} catch (err) {
+						if (!(opts.quiet ?? false)) console.error('[sandbox] could not save its state:', err);
+					}
+				}, STATE_SAVE_EVERY_MS).unref();
 	const faults = new Faults(seed);
 	const network = new NetworkLatency(seed, opts.latencyMs);
 	const log: RequestLogEntry[] = [];
@@ -273,7 +294,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		};
 		if (isControl) {
 			handleControl(ctx, req, url.pathname, queryRecord(url.searchParams))
-				.then((c) => write(res, jsonAnswer(c.status, c.body)))
+				.then((c) => {
+					// saved before the answer: what the caller made is kept once it has the answer
+					if (req.method === 'POST' && c.status === 200) save();
+					write(res, jsonAnswer(c.status, c.body));
+				})
 				.catch(fail);
 			return;
 		}
@@ -334,7 +359,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		bookWithoutDraft: (input) => store.bookWithoutDraft(input),
 		addRequest: (input) => store.addRequest(input),
 		abandonNow: (input = {}) => {
-			const { idleMinutes = 61, ...start } = input;
+			const { idleMinutes = 0, ...start } = input;
 			if (!Number.isFinite(idleMinutes) || idleMinutes < 0) throw new Error('idleMinutes must be a non-negative number');
 			const session = store.startSession(start);
 			clock.advance(idleMinutes * 60_000);
@@ -349,6 +374,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			closed = true;
 			for (const t of timers) clearTimeout(t);
 			timers.clear();
+			clearInterval(saveClock);
+			save();
 			await new Promise<void>((resolve) => {
 				server.close(() => resolve());
 				server.closeAllConnections();

@@ -27,6 +27,7 @@ import {
 	sourceRecentSessions,
 } from './seed';
 import { openValues } from './openValues';
+import type { StoreState } from './state';
 import type {
 	BookingRequest,
 	BookWithoutDraftInput,
@@ -189,12 +190,15 @@ export interface StoreOptions {
 	seedEndsAt?: number;
 	/** The contract's open choices (choices.ts; default DEFAULT_CHOICES). */
 	choices?: SandboxChoices;
+	/** Go on from a saved state (state.ts) instead of seeding: its data, seed and generator; `sizes` and `seedEndsAt` are not used. */
+	restore?: StoreState;
 }
 
 export class Store {
 	readonly keys: SandboxKeys;
 	readonly demo: Workspace;
 	readonly other: Workspace;
+	private readonly seed: number;
 	private readonly keyToWs = new Map<string, Workspace>();
 	private readonly revoked = new Set<string>();
 	private readonly rng: Rng;
@@ -208,25 +212,48 @@ export class Store {
 	private readonly written = new Map<string, number>();
 
 	constructor(opts: StoreOptions) {
-		const seed = opts.seed >>> 0;
+		const { restore } = opts;
+		const seed = (restore?.seed ?? opts.seed) >>> 0;
+		this.seed = seed;
 		this.clock = opts.clock;
 		this.choiceSet = opts.choices ?? DEFAULT_CHOICES;
 		this.lag = new CommitLag(seed, this.choiceSet.commitLagMs);
 		this.keys = makeKeys(seed);
-		this.demo = seedWorkspace(seed, { ...DEFAULT_SIZES, ...(opts.sizes ?? {}) }, 'Demo Workspace');
-		this.other = seedWorkspace((seed ^ 0x9e3779b9) >>> 0, OTHER_SIZES, 'Other Workspace');
-		if (this.choiceSet.values === 'open') for (const ws of [this.demo, this.other]) openValues(ws);
-		if (opts.seedEndsAt !== undefined) {
-			shiftWorkspace(this.demo, opts.seedEndsAt - SEED_RANGE_END);
-			shiftWorkspace(this.other, opts.seedEndsAt - SEED_RANGE_END);
-			sourceRecentSessions(this.demo, opts.seedEndsAt);
+		if (restore) {
+			this.demo = restore.demo;
+			this.other = restore.other;
+			for (const key of restore.revoked) this.revoked.add(key);
+			this.version = restore.version;
+			for (const [id, version] of restore.written) this.written.set(id, version);
+		} else {
+			this.demo = seedWorkspace(seed, { ...DEFAULT_SIZES, ...(opts.sizes ?? {}) }, 'Demo Workspace');
+			this.other = seedWorkspace((seed ^ 0x9e3779b9) >>> 0, OTHER_SIZES, 'Other Workspace');
+			if (this.choiceSet.values === 'open') for (const ws of [this.demo, this.other]) openValues(ws);
+			if (opts.seedEndsAt !== undefined) {
+				shiftWorkspace(this.demo, opts.seedEndsAt - SEED_RANGE_END);
+				shiftWorkspace(this.other, opts.seedEndsAt - SEED_RANGE_END);
+				sourceRecentSessions(this.demo, opts.seedEndsAt);
+			}
+			this.revoked.add(this.keys.revoked);
 		}
-		this.rng = new Rng((seed ^ 0xa5a5a5a5) >>> 0);
+		this.rng = new Rng(restore?.rng ?? (seed ^ 0xa5a5a5a5) >>> 0);
 		this.keyToWs.set(this.keys.demo, this.demo);
 		this.keyToWs.set(this.keys.second, this.demo);
 		this.keyToWs.set(this.keys.revoked, this.demo);
 		this.keyToWs.set(this.keys.other, this.other);
-		this.revoked.add(this.keys.revoked);
+	}
+
+	/** What a later sandbox needs to go on from here (state.ts): nothing it makes then was made before. */
+	snapshot(): StoreState {
+		return {
+			seed: this.seed,
+			demo: this.demo,
+			other: this.other,
+			revoked: [...this.revoked],
+			rng: this.rng.state,
+			version: this.version,
+			written: [...this.written],
+		};
 	}
 
 	get choices(): SandboxChoices {

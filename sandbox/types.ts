@@ -216,12 +216,13 @@ export interface SandboxOptions {
 	 */
 	recent?: boolean;
 	/**
-	 * With `recent`: the moment (epoch ms) the demo data is made to look recent at, default the start.
-	 * The same moment gives the same data (every timestamp and id), so a demo that keeps its n8n between
-	 * runs passes its first run's: its published triggers then see the world they left, not every seeded
-	 * request moved in time (which Request Updated would report as changed).
+	 * A file where the sandbox keeps its data and clock between runs (the demo keeps it beside its n8n,
+	 * whose published triggers remember that data). When it exists the sandbox goes on from it instead
+	 * of seeding (its seed wins over `seed`; `sizes` and `recent` are not used): the same rows, no id made
+	 * twice, a clock that never goes back (state.ts). It is written at start, after each change made
+	 * through a control route (before the answer), every 30 s and at close. Default none: fresh data.
 	 */
-	recentAt?: number;
+	stateFile?: string;
 	/**
 	 * Where the contract leaves the server a choice (choices.ts): each setting's default is the unkind
 	 * choice (DEFAULT_CHOICES); `'kind'` starts from KIND_CHOICES instead, and an object overrides some.
@@ -371,9 +372,11 @@ export interface Sandbox {
 	bookWithoutDraft(input?: BookWithoutDraftInput): { session: Session; request: BookingRequest };
 	addRequest(input?: Partial<BookingRequest> & { key?: string }): BookingRequest;
 	/**
-	 * A customer leaves a booking unfinished now (a draft with an e-mail, at the address step) and the
-	 * sandbox clock moves on by `idleMinutes` (default 61: past the examples' Abandoned After of 30 and
-	 * 60 minutes), so a published trigger reports it at its next poll.
+	 * A customer leaves a booking unfinished now (a draft with an e-mail, at the address step): it is
+	 * idle from now on, so a published trigger reports it at its first poll once Abandoned After has
+	 * passed (in real time: the demo's triggers wait 1 minute). `idleMinutes` (default 0) moves the
+	 * sandbox clock on that far at once, for a trigger with a longer Abandoned After; the clock then
+	 * stays ahead of real time.
 	 */
 	abandonNow(input?: StartSessionInput & { idleMinutes?: number }): { session: Session; now: number };
 	/** The workspace changes a request (status, lead status, notes, completion, contact): see RequestChange. */

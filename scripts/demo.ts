@@ -5,30 +5,35 @@
  *                                              [--no-build] [--user-folder DIR] [--seed 42]
  *                                              [--examples DIR (default examples/)] [--cli]
  *
- * 1. ensures Node 24 + n8n in the cache (first run: 10 to 20 minutes, with progress every 15 s; then:
+ * 1. ensures Node 24 + n8n in the cache (first run: 4 to 9 minutes, with progress every 15 s; then:
  *    instant),
  * 2. bundles this repository (`gulp build`: esbuild, seconds; --no-build: the existing dist/) and packs
  *    it (`npm pack`), with progress,
- * 3. starts the sandbox API in this process (port 4010 when free, as docs/sandbox.md's examples use),
+ * 3. starts the sandbox API in this process (port 4010 when free, as docs/sandbox.md's examples use);
+ *    with a kept n8n it keeps its data and clock in the n8n folder (booking-demo-sandbox.json) and goes
+ *    on from them at the next run: the published triggers remember that data, and no id is made twice,
  * 4. the n8n user folder: the interactive demo KEEPS its n8n in <cache>/demo/n8n between runs (its
- *    workflows, published versions, Data tables, executions; --fresh deletes it first); --headless uses a
- *    temporary one (removed on exit); --user-folder DIR is kept. It installs the new tarball into its
- *    .n8n/nodes like n8n installs community packages (every run: n8n loads the new build at its start),
+ *    workflows, published versions, Data tables, executions, the sandbox's data; --fresh deletes it
+ *    first); --headless uses a temporary one (removed on exit); --user-folder DIR is kept. It installs
+ *    the new tarball into its .n8n/nodes like n8n installs community packages (every run: n8n loads the
+ *    new build at its start),
  * 5. imports a `bookingRequestsApi` credential pointing at the sandbox (demo key) and the workflows in
  *    examples/*.json (their Booking Requests nodes are pointed at that credential) - into a kept n8n only
  *    what an earlier run did not import (the folder's booking-demo.json says what it did): importing a
  *    workflow again would overwrite the user's edits and unpublish it. The credential is imported again
  *    when the sandbox's URL or key changed (n8n updates it by id),
- * 6. interactive: `n8n start` (its output goes to <cache>/demo/n8n.log, not to the terminal; its last
- *    line is shown every 15 s until it is ready), creates the owner account (or logs in), prints the
- *    banner (harness/demo.ts): the editor URL, login, key, a link to each workflow, the log's path,
- *    what to click first and the sandbox page; Ctrl+C stops n8n and the sandbox.
+ * 6. interactive: `n8n start` (its output goes to <cache>/demo/n8n.log, or n8n.log in --user-folder's
+ *    DIR, not to the terminal; its last line is shown every 15 s until it is ready), creates the owner
+ *    account (or logs in), prints the banner (harness/demo.ts): the editor URL, login, key, a link to
+ *    each workflow, the log's path, what to click first and the sandbox page; Ctrl+C (or closing the
+ *    terminal) stops n8n and the sandbox.
  *    Made for trying it in the browser: the sandbox's data is recent (its newest activity minutes old,
  *    customers who left a booking unfinished in the last hours), Wait nodes wait DEMO_WAIT_SECONDS (a
- *    note on the canvas says so), the triggers check every minute (the sticky notes say so), and the
- *    banner says how to make a customer abandon a booking now (POST /__sandbox/abandon). The sandbox's
- *    clock continues from the last run's (abandons move it ahead of real time; the published triggers
- *    of a kept n8n remember where they got to on it).
+ *    note on the canvas says so), the triggers check every minute and Session Abandoned counts a draft
+ *    idle for 1 minute (the sticky notes say so: a draft left now is reported a minute or two later,
+ *    on the sandbox's clock at real time), and the banner says how to make a customer abandon a
+ *    booking now (POST /__sandbox/abandon). With a kept n8n the sandbox goes on with the last run's
+ *    data and clock (step 3).
  *    --headless: `n8n start`, then runs each example once through the REST API, as the editor's
  *    "Execute workflow" / "Fetch Test Event" does (a manual run from its Manual Trigger, or from its
  *    first trigger) and prints item counts per node; exits 1 if any example fails. Wait nodes are
@@ -47,13 +52,13 @@ import {
 	DEMO_SANDBOX_PORT,
 	demoBanner,
 	demoLogFile,
+	demoSandboxState,
 	demoUserFolder,
 	forInteractiveDemo,
 	lockUserFolder,
 	planImport,
 	readLedger,
 	writeLedger,
-	type DemoLedger,
 } from '../harness/demo';
 import { installTarball, packPackage } from '../harness/n8n/communityPackage';
 import { DEFAULT_OWNER, N8nRest } from '../harness/n8n/rest';
@@ -162,12 +167,13 @@ async function main(): Promise<void> {
 		const busyPorts: string[] = [];
 		const sandboxPort = args.sandboxPort ?? ((await isFree(DEMO_SANDBOX_PORT)) ? DEMO_SANDBOX_PORT : 0);
 		if (sandboxPort === 0) busyPorts.push(`sandbox ${DEMO_SANDBOX_PORT}`);
-		// a kept n8n's published triggers remember the data of the first run: the same data again (recentAt)
-		const recentAt = ledger?.sandboxRecentAt ?? Date.now();
-		const sandbox = await startSandbox({ port: sandboxPort, seed: args.seed, recent: true, recentAt });
+		// a kept n8n's published triggers remember the sandbox's data: its sandbox goes on with it
+		const stateFile = kept ? demoSandboxState(userFolder) : undefined;
+		const goesOn = stateFile !== undefined && fs.existsSync(stateFile);
+		if (ledger && !goesOn) say("this n8n was kept by an older demo, whose sandbox did not keep its data: its published triggers may report the sandbox's data again (--fresh starts both afresh)");
+		const sandbox = await startSandbox({ port: sandboxPort, seed: args.seed, recent: true, stateFile });
 		cleanups.push(() => sandbox.close());
-		say(`sandbox API on ${sandbox.url}`);
-		continueSandboxClock(sandbox, ledger);
+		say(`sandbox API on ${sandbox.url}${goesOn ? `, with the data of the last run (${sandboxClock(sandbox)})` : ''}`);
 
 		say(`installing ${path.basename(packed.tarball)} into n8n's ${kept && ledger ? 'kept ' : ''}user folder ${userFolder}`);
 		await installTarball(userFolder, packed.tarball);
@@ -189,13 +195,13 @@ async function main(): Promise<void> {
 			say(`importing ${plan.workflows.length} example workflow(s) (n8n import:workflow: n8n starts for it, 10 to 30 s)`);
 			await cli.importWorkflows(plan.workflows);
 		}
-		if (kept) writeLedger(userFolder, { ...plan.next, sandboxRecentAt: recentAt });
+		if (kept) writeLedger(userFolder, plan.next);
 		if (plan.kept) say(`kept from the last run: ${plan.kept} example workflow(s), as you left them (--fresh starts clean)`);
 		for (const file of plan.changed) say(`examples/${file} changed since it was imported: your copy is kept; --fresh imports the new one`);
 		timings.imported = since();
 
 		// n8n's own output (its log: warnings of the nodes, errors) goes to a file that outlives the demo
-		const logFile = demoLogFile();
+		const logFile = demoLogFile(args.userFolder);
 		const log = fs.createWriteStream(logFile);
 		cleanups.push(() => new Promise<void>((resolve) => log.end(resolve)));
 		let server: N8nServer | undefined;
@@ -264,16 +270,6 @@ async function main(): Promise<void> {
 			say(`could not log in as ${DEFAULT_OWNER.email} with the demo's password: log in with the one you set (--fresh starts clean)`);
 		}
 		timings.serverReady = since();
-		if (kept) {
-			// the sandbox's clock for the next run (see continueSandboxClock), also if this process is killed
-			const save = () => writeLedger(userFolder, { ...plan.next, sandboxNow: sandbox.clock.now(), sandboxRecentAt: recentAt });
-			const every = setInterval(save, 30_000);
-			every.unref();
-			cleanups.push(() => {
-				clearInterval(every);
-				save();
-			});
-		}
 		process.stdout.write(
 			demoBanner({
 				editorUrl: `http://localhost:${s.port}`,
@@ -291,9 +287,17 @@ async function main(): Promise<void> {
 				busyPorts,
 			}),
 		);
+		// Ctrl+C, a kill, or the terminal closed: n8n and the sandbox are stopped and saved all the same.
+		// The handlers stay: a second signal while stopping (Ctrl+C twice, or one forwarded by a wrapper)
+		// would otherwise end this process at once and leave n8n running (its own process group).
+		let stopping = false;
 		await new Promise<void>((resolve) => {
-			process.once('SIGINT', resolve);
-			process.once('SIGTERM', resolve);
+			const stop = () => {
+				if (stopping) say('stopping already: n8n first, then the sandbox');
+				stopping = true;
+				resolve();
+			};
+			for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
 		});
 		say('stopping ...');
 		await cleanup();
@@ -309,16 +313,10 @@ async function main(): Promise<void> {
 	}
 }
 
-/**
- * The sandbox's clock continues from the last run's, when that was ahead of real time (its abandons
- * move it on): the published triggers of a kept n8n remember where they got to on that clock, and on a
- * clock behind it they would report nothing until real time caught up.
- */
-function continueSandboxClock(sandbox: Sandbox, ledger: DemoLedger | undefined): void {
-	const ahead = (ledger?.sandboxNow ?? 0) - Date.now();
-	if (ahead <= 0) return;
-	sandbox.clock.setOffsetMs(ahead);
-	say(`the sandbox's clock continues from the last run: ${Math.round(ahead / 60_000)} minutes ahead of real time (its abandons moved it on)`);
+/** Where the sandbox's clock stands: on real time, or how far ahead (a control route moved it on). */
+function sandboxClock(sandbox: Sandbox): string {
+	const ahead = Math.round((sandbox.clock.now() - Date.now()) / 60_000);
+	return ahead > 0 ? `its clock ${ahead} minutes ahead of real time, as the last run left it` : 'its clock on real time';
 }
 
 async function isFree(port: number): Promise<boolean> {

@@ -388,7 +388,7 @@ export async function ensureN8n(version: string = DEFAULT_N8N_VERSION, log: Logg
 		const expected = PACKAGES_OF[version];
 		log(
 			`installing n8n@${version} into ${finalDir}: once (later runs reuse it); ${expected ? `about ${expected.toLocaleString('en-US')} npm packages, ` : ''}` +
-				'then sqlite3 is compiled; 10 to 20 minutes on a 2-core machine (see the README)',
+				'then sqlite3 is compiled; 4 to 9 minutes on a 2-core machine (see the README)',
 		);
 		const npmProgress = new NpmInstallProgress(tmp, expected);
 		const install = await timed(log, `installing n8n@${version}`, () => npmProgress.describe(), () =>

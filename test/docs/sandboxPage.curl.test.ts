@@ -1,10 +1,13 @@
 /**
- * docs/sandbox.md runs as written: each of its `bash` examples is run with bash and curl, in the
- * page's order, against a sandbox started as the demo starts it, and gives the object the page says
- * (no error; the contact the example sends, in the object's own spelling). Between the examples a
- * published Booking Requests Trigger (the retargeting and CRM settings, in n8n-core's real
- * PollContext) checks, so the page's claims about what the trigger then reports are checked too.
- * The control routes are not rate limited; the trigger's checks run at a 100 ms rate gap.
+ * docs/sandbox.md runs as written: each command of its `bash` examples is run with bash and curl, in
+ * the page's order, against a sandbox started as the demo starts it, and gives the object the page
+ * says (no error; the contact the example sends, in the object's own spelling). After each example a
+ * published Booking Requests Trigger (the demo's retargeting settings, Abandoned After 1 minute, with
+ * the CRM events, in n8n-core's real PollContext) checks once the time the page says to wait has
+ * passed (the sandbox's clock moved on; what must come before a check is one example), so the page's
+ * claims about what the trigger then reports are checked too. The commands of one example run a few
+ * seconds apart, as a person runs them. The control routes are not rate limited; the trigger's
+ * checks run at a 100 ms rate gap.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,7 +16,7 @@ import * as path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { GAP_MS, setPacingGapForTests } from '../../harness/limiterSettings';
-import { abandonCommand } from '../../harness/demo';
+import { DEMO_ABANDONED_AFTER_MINUTES, abandonCommand } from '../../harness/demo';
 import { createHarness, type PollState } from '../../harness/inProcessN8n';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { asRequestFields, splitContact } from '../../sandbox/contact';
@@ -28,6 +31,18 @@ function examples(): string[] {
 	return [...fs.readFileSync(PAGE, 'utf8').matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((match) => match[1].trim());
 }
 
+/** The commands of an example: each line with the lines it continues (`\` at the end). */
+function commandsOf(example: string): string[] {
+	return example.split(/(?<!\\)\n/).map((command) => command.trim());
+}
+
+/**
+ * The time after an example before the trigger checks: the page says Sam's reminder comes within about
+ * two minutes in the demo (Abandoned After 1 minute, a check every minute); and the seconds a person
+ * takes to run the next command of one example.
+ */
+const BEFORE_CHECK_MS = 2 * 60_000;
+const NEXT_COMMAND_MS = 5_000;
 function runBash(script: string, sandboxUrl: string): Promise<string> {
 	return new Promise((resolve, reject) => {
 		execFile('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, SANDBOX: sandboxUrl }, timeout: 30_000 }, (error, stdout, stderr) => {
@@ -41,6 +56,31 @@ function runBash(script: string, sandboxUrl: string): Promise<string> {
 function bodyOf(example: string): Record<string, unknown> {
 	const data = /-d '([^']*)'/.exec(example)?.[1];
 	return data ? (JSON.parse(data) as Record<string, unknown>) : {};
+}
+
+/** The answer of one command is the object the page says it makes (`offsetMs`: the clock's before it). */
+function expectAnswer(command: string, answer: IDataObject, offsetMs: number): void {
+	expect(answer.error).toBeUndefined();
+	const { contact } = splitContact(bodyOf(command));
+	const session = answer.session as IDataObject | undefined;
+	const request = answer.request as IDataObject | undefined;
+	if (/\/abandon"/.test(command)) {
+		expect(session).toMatchObject({ step: 'address', request_id: null, data: { contact } });
+		expect(answer.offsetMs).toBe(offsetMs); // the route did not move the sandbox's clock
+	} else if (/\/complete"/.test(command)) {
+		expect(session?.request_id).toBe(request?.id);
+	} else if (/\/bookings"/.test(command)) {
+		expect(request).toMatchObject(asRequestFields(contact));
+		expect(session).toMatchObject({ step: 'confirm', data: {}, request_id: request?.id });
+	} else if (/\/sessions"/.test(command) && command.includes('-X POST')) {
+		expect(answer).toMatchObject({ step: 'address', request_id: null, attribution: bodyOf(command).attribution, data: { contact } });
+	} else if (/\/requests"/.test(command) && command.includes('-X POST')) {
+		expect(answer).toMatchObject({ ...bodyOf(command), ...asRequestFields(contact) });
+	} else if (/\/update"/.test(command)) {
+		expect(answer).toMatchObject({ status: 'complete', lead_status: 'contacted', internal_notes: 'Called back' });
+	} else {
+		expect((answer.items as unknown[]).length).toBeGreaterThan(0);
+	}
 }
 
 let sandbox: Sandbox;
@@ -58,7 +98,8 @@ test('the page sets the URL the demo and `npm run sandbox` use, then only calls 
 	const [first, ...rest] = examples();
 	expect(first).toBe(DEFAULT_URL);
 	expect(rest.length).toBeGreaterThanOrEqual(10);
-	for (const example of rest) expect(example).toMatch(/^curl -s (-X POST )?"\$SANDBOX\/__sandbox\/[^"]+"/);
+	for (const command of rest.flatMap(commandsOf)) expect(command).toMatch(/^curl -s (-X POST )?"\$SANDBOX\/__sandbox\/[^"]+"/);
+	expect(rest.some((example) => commandsOf(example).length > 1)).toBe(true); // one runs two commands together
 });
 
 test('every example runs as written and makes what the page says; the trigger then reports what the page says', async () => {
@@ -66,7 +107,7 @@ test('every example runs as written and makes what the page says; the trigger th
 	// The demo's retargeting trigger (newest version) with the CRM recipe's events.
 	const parameters = {
 		events: ['sessionAbandoned', 'sessionCompleted', 'requestCreated', 'requestUpdated'],
-		abandonedAfterMinutes: 30,
+		abandonedAfterMinutes: DEMO_ABANDONED_AFTER_MINUTES,
 		skipIfBooked: true,
 		options: { onlyWithEmail: true },
 	};
@@ -79,31 +120,18 @@ test('every example runs as written and makes what the page says; the trigger th
 	};
 	await check(); // publishing: nothing from before
 
+	let passed = 0; // how far the test moved the sandbox's clock on: the time a person takes
+	const pass = (ms: number) => {
+		sandbox.clock.advance(ms);
+		passed += ms;
+	};
 	for (const example of examples().slice(1)) {
-		const answer = JSON.parse(await runBash(example, sandbox.url)) as IDataObject;
-		expect(answer.error).toBeUndefined();
-		const { contact } = splitContact(bodyOf(example));
-		const session = answer.session as IDataObject | undefined;
-		const request = answer.request as IDataObject | undefined;
-		if (/\/abandon"/.test(example)) {
-			expect(session).toMatchObject({ step: 'address', request_id: null, data: { contact } });
-		} else if (/\/complete"/.test(example)) {
-			expect(session?.request_id).toBe(request?.id);
-		} else if (/\/bookings"/.test(example)) {
-			expect(request).toMatchObject(asRequestFields(contact));
-			expect(session).toMatchObject({ step: 'confirm', data: {}, request_id: request?.id });
-		} else if (/\/sessions"/.test(example) && example.includes('-X POST')) {
-			expect(answer).toMatchObject({ step: 'address', request_id: null, attribution: bodyOf(example).attribution, data: { contact } });
-		} else if (/\/requests"/.test(example) && example.includes('-X POST')) {
-			expect(answer).toMatchObject({ ...bodyOf(example), ...asRequestFields(contact) });
-		} else if (/\/update"/.test(example)) {
-			expect(answer).toMatchObject({ status: 'complete', lead_status: 'contacted', internal_notes: 'Called back' });
-		} else if (example.includes('/clock"')) {
-			expect(typeof answer.offsetMs).toBe('number');
-		} else {
-			expect((answer.items as unknown[]).length).toBeGreaterThan(0);
+		for (const [i, command] of commandsOf(example).entries()) {
+			if (i > 0) pass(NEXT_COMMAND_MS);
+			expectAnswer(command, JSON.parse(await runBash(command, sandbox.url)) as IDataObject, passed);
 		}
-		await check(); // the published trigger's next check (every minute in the demo)
+		pass(BEFORE_CHECK_MS);
+		await check();
 	}
 
 	const of = (event: string, email: string) => events.filter((item) => item.event === event && item.email === email);

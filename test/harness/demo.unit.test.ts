@@ -8,12 +8,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import {
+	ABANDONED_PHRASE,
+	DEMO_ABANDONED_AFTER_MINUTES,
 	DEMO_WAIT_SECONDS,
 	OVERVIEW,
 	POLL_PHRASE,
 	SANDBOX_PAGE,
 	abandonCommand,
 	demoBanner,
+	demoSandboxState,
 	forInteractiveDemo,
 	lockUserFolder,
 	planImport,
@@ -44,10 +47,35 @@ function pollClaims(workflow: WorkflowImport): Array<{ said: string; actual: str
 	return notes.flatMap((note) => [...note.matchAll(POLL_PHRASE)].map((match) => ({ said: match[1], actual: trigger ? interval(trigger) : '(no trigger)' })));
 }
 
-test('the example files: a sticky note that says how often the trigger checks says what the trigger does', () => {
+/** Every "*Session Abandoned* after N min" of the workflow's sticky notes, with the trigger's Abandoned After. */
+function abandonedClaims(workflow: WorkflowImport): Array<{ said: number; actual: unknown }> {
+	const trigger = workflow.nodes.find((node) => node.type === TRIGGER);
+	const notes = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote').map((node) => String(node.parameters.content));
+	return notes.flatMap((note) => [...note.matchAll(ABANDONED_PHRASE)].map((match) => ({ said: Number(match[1]), actual: trigger?.parameters.abandonedAfterMinutes })));
+}
+
+test('the example files: a sticky note that says how often the trigger checks, or after how long a draft counts as abandoned, says what the trigger does', () => {
 	const claims = EXAMPLES.flatMap(pollClaims);
 	expect(claims.length).toBeGreaterThanOrEqual(2);
 	for (const claim of claims) expect(claim.said).toBe(claim.actual);
+	const abandoned = EXAMPLES.flatMap(abandonedClaims);
+	expect(abandoned.map((claim) => claim.said).sort()).toEqual([30, 60]);
+	for (const claim of abandoned) expect(claim.said).toBe(claim.actual);
+});
+
+test('in the interactive demo a draft counts as abandoned after 1 minute (idle in real time, no jump of the clock); the notes say so', () => {
+	expect(DEMO_ABANDONED_AFTER_MINUTES).toBe(1);
+	const abandonedTriggers = EXAMPLES.map(forInteractiveDemo).flatMap((workflow) =>
+		workflow.nodes.filter((node) => node.type === TRIGGER && (node.parameters.events as string[]).includes('sessionAbandoned')),
+	);
+	expect(abandonedTriggers).toHaveLength(2);
+	for (const trigger of abandonedTriggers) expect(trigger.parameters.abandonedAfterMinutes).toBe(1);
+	for (const claim of EXAMPLES.map(forInteractiveDemo).flatMap(abandonedClaims)) expect(claim.said).toBe(1);
+	const retarget = forInteractiveDemo(EXAMPLES.find((workflow) => workflow.name === 'Retarget abandoned booking sessions') as WorkflowImport);
+	expect(retarget.nodes.find((node) => node.type === 'n8n-nodes-base.stickyNote')?.parameters.content).toContain('*Session Abandoned* after 1 min in this demo (30 min in the file)');
+	// a trigger without Session Abandoned (the CRM sync) keeps its settings but the poll
+	const crm = forInteractiveDemo(EXAMPLES.find((workflow) => workflow.id === 'exSyncRequests') as WorkflowImport).nodes.find((node) => node.type === TRIGGER);
+	expect(crm?.parameters.abandonedAfterMinutes).toBeUndefined();
 });
 
 test('in the interactive demo: triggers check every minute, the sticky notes say so, Wait nodes wait 30 s with a note', () => {
@@ -85,6 +113,10 @@ test('the banner: the editor, a link to each workflow and where they are in n8n,
 	expect(banner).toMatch(/click "Fetch Test Event"/);
 	expect(banner).toMatch(/click "Publish" \(top right; n8n asks for a version name/);
 	expect(banner).toContain(abandonCommand('http://127.0.0.1:4010'));
+	// what the command then does, as the demo's workflows are set up: no clock to move, a minute of real time
+	expect(banner).toContain('In this demo a draft counts as abandoned after 1 minute and the triggers check every minute:');
+	expect(banner).toContain('within about two minutes the workflow\'s "Executions" tab');
+	expect(banner).not.toMatch(/61 minutes|stays ahead|still published/);
 	expect(banner).toContain("n8n's log:       /cache/demo/n8n.log");
 	expect(banner).toContain(SANDBOX_PAGE);
 	expect(fs.existsSync(path.join(ROOT, SANDBOX_PAGE))).toBe(true);
@@ -113,6 +145,7 @@ test('the banner of a kept n8n: where it is, what it kept, examples changed sinc
 	expect(first).toContain('ports:           n8n 5678 taken, so others were picked (choose with --port N --sandbox-port N)');
 	expect(first).toContain('n8n keeps your workflows for the next run');
 	const later = demoBanner({ ...BANNER, keptFolder: '/cache/demo/n8n', earlier: { workflows: 4, changed: ['sync-requests-to-crm.json'] } });
+	expect(later).toContain('unless it is still published from an earlier run, then make a customer abandon a booking now:');
 	expect(later).toContain('kept from the last run: 4 example workflow(s) as you left them, published or not (--fresh starts clean)');
 	expect(later).toContain('examples/sync-requests-to-crm.json changed since: --fresh imports the new one');
 });
@@ -136,16 +169,14 @@ describe('a kept n8n: what a run imports into it', () => {
 		expect(planImport(first.next, examples, { ...sandbox, baseUrl: 'http://127.0.0.1:4011' }).credential).toBe(true);
 	});
 
-	test('an example added since is imported; one changed since is kept and named; the ledger keeps the clock', () => {
+	test('an example added since is imported; one changed since is kept and named', () => {
 		const [changedOne, ...others] = examples;
 		const earlier = planImport(undefined, others.slice(1), sandbox).next;
 		earlier.workflows[changedOne.workflow.id] = { file: changedOne.file, sha: 'an older version' };
-		earlier.sandboxNow = 123;
 		const plan = planImport(earlier, examples, sandbox);
 		expect(plan.workflows.map((w) => w.id)).toEqual([others[0].workflow.id]);
 		expect(plan.changed).toEqual([changedOne.file]);
 		expect(plan.kept).toBe(examples.length - 1);
-		expect(plan.next.sandboxNow).toBe(123);
 		expect(plan.next.workflows[changedOne.workflow.id].sha).toBe('an older version');
 	});
 
@@ -154,13 +185,17 @@ describe('a kept n8n: what a run imports into it', () => {
 		try {
 			expect(readLedger(folder)).toBeUndefined();
 			const { next } = planImport(undefined, examples, sandbox);
-			writeLedger(folder, { ...next, sandboxNow: 42 });
-			expect(readLedger(folder)).toEqual({ ...next, sandboxNow: 42 });
+			writeLedger(folder, next);
+			expect(readLedger(folder)).toEqual(next);
 			fs.writeFileSync(path.join(folder, 'booking-demo.json'), '{"not": "a ledger"');
 			expect(readLedger(folder)).toBeUndefined();
 		} finally {
 			fs.rmSync(folder, { recursive: true, force: true });
 		}
+	});
+
+	test("the sandbox's data and clock are kept in the n8n folder: --fresh, which removes the folder, starts both afresh", () => {
+		expect(path.dirname(demoSandboxState('/cache/demo/n8n'))).toBe('/cache/demo/n8n');
 	});
 
 	test('one demo at a time per n8n folder; a lock left by a dead process is taken over', () => {

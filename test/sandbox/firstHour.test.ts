@@ -65,43 +65,31 @@ describe('the demo data (recent): the sessions of the last 7 days, as a weekly f
 	});
 });
 
-describe('the demo data made again at the same moment (recentAt: a demo that keeps its n8n)', () => {
-	it('is the same data, whenever the sandbox starts: a published trigger sees nothing changed', async () => {
-		const recentAt = Date.parse('2026-11-20T09:00:00.000Z');
-		const first = await startSandbox({ rateLimit: false, recent: true, recentAt });
-		// a later start (another moment of real time) with the first run's recentAt
-		await new Promise((resolve) => setTimeout(resolve, 20));
-		const again = await startSandbox({ rateLimit: false, recent: true, recentAt });
-		try {
-			expect(again.workspace().requests).toEqual(first.workspace().requests);
-			expect(again.workspace().sessions).toEqual(first.workspace().sessions);
-			// the newest activity is minutes before recentAt, not before the start
-			const newest = Math.max(...first.workspace().sessions.map((session) => Date.parse(session.updated_at ?? '')).filter(Number.isFinite));
-			expect(newest).toBeLessThanOrEqual(recentAt);
-			expect(newest).toBeGreaterThan(recentAt - 60 * 60_000);
-		} finally {
-			await Promise.all([first.close(), again.close()]);
-		}
-	});
-});
-
 describe('POST /__sandbox/abandon and the sandbox clock', () => {
-	it('the answer says the clock moved on and how far ahead of real time it is; other routes leave the clock alone', async () => {
+	it('by default the clock stays on real time and the answer says the draft is idle from now on; idleMinutes moves it on, and says so', async () => {
 		const offset = async () => ((await control(sb, 'GET', '/__sandbox/clock')).data as { offsetMs: number }).offsetMs;
-		const before = await offset();
+		expect(await offset()).toBe(0);
 		const first = await control(sb, 'POST', '/__sandbox/abandon', { contact: { firstname: 'Sam', lastname: 'Lee', email: 'sam@example.com' } });
-		expect(first.data).toMatchObject({ offsetMs: before + 61 * 60_000 });
+		expect(first.data).toMatchObject({ offsetMs: 0 });
 		expect(first.data.clock).toBe(
-			`the sandbox's clock moved on 61 minutes (so that a published trigger sees the draft idle) and is now ${Math.round(before / 60_000) + 61} minutes ahead of real time; every new timestamp of the sandbox follows it`,
+			"the draft is idle from now on: a published trigger reports it at its first check once its Abandoned After has passed; the sandbox's clock did not move and is on real time",
 		);
-		const second = await control(sb, 'POST', '/__sandbox/abandon', { idleMinutes: 0 });
-		expect(second.data.offsetMs).toBe(before + 61 * 60_000);
-		expect(second.data.clock).toMatch(/moved on 0 minutes .* now \d+ minutes ahead of real time/);
+		// the draft is stamped at real time (within the commit lag of the unkind default)
+		const stamped = Date.parse((first.data.session as Session).updated_at as string);
+		expect(stamped).toBeLessThanOrEqual(Date.now());
+		expect(stamped).toBeGreaterThan(Date.now() - 60_000);
+		const moved = await control(sb, 'POST', '/__sandbox/abandon', { idleMinutes: 61 });
+		expect(moved.data.offsetMs).toBe(61 * 60_000);
+		expect(moved.data.clock).toBe(
+			"the sandbox's clock moved on 61 minutes, so the draft is already 61 minutes idle; the clock is now 61 minutes ahead of real time, and every new timestamp of the sandbox follows it",
+		);
+		const still = await control(sb, 'POST', '/__sandbox/abandon', {});
+		expect(still.data.clock).toMatch(/the sandbox's clock did not move and is 61 minutes ahead of real time$/);
 		await control(sb, 'POST', '/__sandbox/requests', { first_name: 'Ada' });
 		await control(sb, 'POST', '/__sandbox/sessions/newest/complete');
 		await control(sb, 'POST', '/__sandbox/bookings', { first_name: 'Max' });
 		await control(sb, 'POST', '/__sandbox/sessions', { first_name: 'Kim' });
 		await control(sb, 'POST', '/__sandbox/requests/newest/update', { status: 'complete' });
-		expect(await offset()).toBe(before + 61 * 60_000);
+		expect(await offset()).toBe(61 * 60_000);
 	});
 });
