@@ -94,6 +94,14 @@ export function bookingsRead(pages: PageObservation[], now: number, identity: (c
 	return newest;
 }
 
+/** What the first poll remembers: the bookings it read, when the rule applies. */
+export function bookedAtStart(pages: PageObservation[], settings: Parameters<typeof skipsBooked>[0], now: number, identity: (codes: string[]) => string[]): BookedMemory {
+	const booked = new BookedMemory();
+	if (skipsBooked(settings)) for (const [code, at] of bookingsRead(pages, now, identity)) booked.add([code], at);
+	booked.prune(now);
+	return booked;
+}
+
 const BOOKED_RE = /^(?:[A-Za-z0-9_-]{13})*$/;
 
 export function isPackedBooked(value: unknown): value is string {

@@ -3,7 +3,7 @@
  * that only what happens from now on is reported.
  */
 import type { BookingRequest } from '../../shared/types';
-import { BookedMemory, bookingsRead, skipsBooked } from '../events/skipBooked';
+import { bookedAtStart } from '../events/skipBooked';
 import { listsFor, selectedKinds, windowOffsets } from '../events';
 import type { PageObservation } from '../model/pages';
 import { requestsRead } from '../model/pages';
@@ -15,13 +15,10 @@ import { WINDOW_KINDS } from '../windows';
 import type { WindowMemory } from '../windows/window';
 import { firstSessionsPage } from './next';
 
-/** The customers' memory of a baseline: the bookings on the first page of the request list count for drafts already open. */
+/** The customers' memory of a baseline: the bookings it read count for drafts already open (skipBooked.ts). */
 function baselineCustomers(pages: PageObservation[], settings: TriggerSettings, now: number): CustomerMemories {
-	const booked = new BookedMemory();
 	const shared = sharedPhoneCodes(requestsRead<BookingRequest>(pages));
-	const identity = (codes: string[]) => codes.filter((code) => !shared.has(code));
-	if (skipsBooked(settings)) for (const [code, at] of bookingsRead(pages, now, identity)) booked.add([code], at);
-	booked.prune(now);
+	const booked = bookedAtStart(pages, settings, now, (codes) => codes.filter((code) => !shared.has(code)));
 	const sharedMemory = new SeenMemory();
 	for (const code of shared) sharedMemory.addCode(code, now);
 	return { seen: new SeenMemory(), booked, reminded: new RemindedMemory(), shared: sharedMemory };
