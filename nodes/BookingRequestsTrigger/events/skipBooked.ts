@@ -21,8 +21,8 @@ import { timestampMs } from '../../shared/utils';
 import type { PageObservation } from '../model/pages';
 import { requestsRead, sortTime } from '../model/pages';
 import { customerCodes, dayOf, type PackedDays } from '../state/customers';
-import { DayBuckets, type DayPacker } from '../state/dayBuckets';
-import { decodeNumber, encodeNumber } from '../state/numbers';
+import { DayBuckets } from '../state/dayBuckets';
+import { decodeNumberAt, encodeNumber } from '../state/numbers';
 import { DAY_MS } from '../state/seen';
 
 /** A booking is remembered at least this long, at most a day more (a draft started earlier is checked against the bookings kept). */
@@ -108,50 +108,40 @@ export function isPackedBooked(value: unknown): value is string {
 	return typeof value === 'string' && BOOKED_RE.test(value);
 }
 
-/** A day of bookings: code + milliseconds of the day (5) per key. */
-const packBooked: DayPacker<number> = (entries, day) => {
-	const out: string[] = [];
-	for (const [code, ms] of entries) out.push(code + encodeNumber(ms - day * DAY_MS, 5));
-	return out.join('');
-};
+/** A booking's stored record: its key code (8) and its milliseconds in its UTC day (5). */
+const recordOf = (code: string, ms: number): string => code + encodeNumber(ms - dayOf(ms) * DAY_MS, 5);
+const msOf = (day: number, record: string): number => day * DAY_MS + decodeNumberAt(record, 8, 5);
 
 /** Customer keys (as codes) with the time of their newest booking request. */
 export class BookedMemory {
-	/** Each key under the UTC day of its newest booking. */
-	private readonly days = new DayBuckets<number>();
+	/** Each key's stored record, under the UTC day of its newest booking: a day's text is their concatenation. */
+	private readonly days = new DayBuckets<string>();
 	/** Keys forgotten because of the bound in the last `prune`. */
 	droppedForBound = 0;
 
 	static decode(packed: PackedDays | undefined): BookedMemory {
 		const memory = new BookedMemory();
-		const days: Array<{ day: number; text: string; entries: Map<string, number> }> = [];
+		const days: Array<{ day: number; text: string; entries: Map<string, string> }> = [];
 		let records = 0;
-		const codes = new Set<string>();
 		for (const [day, text] of Object.entries(packed ?? {})) {
-			const start = Number(day) * DAY_MS;
-			if (!Number.isFinite(start)) continue;
-			const entries = new Map<string, number>();
-			for (let at = 0; at + 13 <= text.length; at += 13, records++) {
-				const code = text.slice(at, at + 8);
-				entries.set(code, Math.max(entries.get(code) ?? -Infinity, start + decodeNumber(text.slice(at + 8, at + 13))));
-				codes.add(code);
-			}
+			const entries = new Map<string, string>();
+			for (let at = 0; at + 13 <= text.length; at += 13, records++) entries.set(text.slice(at, at + 8), text.slice(at, at + 13));
 			days.push({ day: Number(day), text, entries });
 		}
 		// As this memory writes it, each key once: every day's text stays as it is. Else the newest booking per key.
-		const once = codes.size === records;
+		const once = new Set(days.flatMap(({ entries }) => [...entries.keys()])).size === records;
 		for (const { day, text, entries } of days) {
 			if (once) memory.days.load(day, entries, text.length === entries.size * 13 ? text : undefined);
-			else for (const [code, ms] of entries) memory.addCode(code, ms);
+			else for (let at = 0; at + 13 <= text.length; at += 13) memory.addCode(text.slice(at, at + 8), msOf(day, text.slice(at, at + 13)));
 		}
 		return memory;
 	}
 
 	private addCode(code: string, ms: number): void {
 		const known = this.days.find(code);
-		if (known !== undefined && ms <= known.value) return;
+		if (known !== undefined && ms <= msOf(known.day, known.value)) return;
 		if (known !== undefined && known.day !== dayOf(ms)) this.days.delete(known.day, code);
-		this.days.set(dayOf(ms), code, ms);
+		this.days.set(dayOf(ms), code, recordOf(code, ms));
 	}
 
 	/** Remembers a booking request of the customer with these key codes, created at `ms`. */
@@ -161,14 +151,15 @@ export class BookedMemory {
 
 	/** Takes `other`'s bookings in too (the newest time per key wins). */
 	merge(other: BookedMemory): void {
-		for (const day of other.days.dayNumbers()) for (const [code, ms] of other.days.entries(day) ?? []) this.addCode(code, ms);
+		for (const day of other.days.dayNumbers()) for (const [code, record] of other.days.entries(day) ?? []) this.addCode(code, msOf(day, record));
 	}
 
 	/** The newest booking time of any of these keys, or undefined. */
 	newest(codes: string[]): number | undefined {
 		let newest: number | undefined;
 		for (const code of codes) {
-			const ms = this.days.find(code)?.value;
+			const found = this.days.find(code);
+			const ms = found && msOf(found.day, found.value);
 			if (ms !== undefined && (newest === undefined || ms > newest)) newest = ms;
 		}
 		return newest;
@@ -188,11 +179,11 @@ export class BookedMemory {
 		const oldest = now - BOOKED_RETENTION_DAYS * DAY_MS;
 		this.days.dropDaysBefore(dayOf(oldest));
 		// Over the bound, the bookings already past the retention go first (expired, not dropped for the bound).
-		if (this.size > limit) this.days.deleteWhere(dayOf(oldest), (ms) => ms < oldest);
+		if (this.size > limit) this.days.deleteWhere(dayOf(oldest), (record) => msOf(dayOf(oldest), record) < oldest);
 		let excess = this.size - limit;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
-			const byAge = [...(this.days.entries(day) ?? [])].sort((a, b) => a[1] - b[1]).slice(0, excess);
+			const byAge = [...(this.days.entries(day) ?? [])].sort((a, b) => msOf(day, a[1]) - msOf(day, b[1])).slice(0, excess);
 			for (const [code] of byAge) this.days.delete(day, code);
 			this.droppedForBound += byAge.length;
 			excess -= byAge.length;
@@ -200,6 +191,6 @@ export class BookedMemory {
 	}
 
 	encode(): PackedDays {
-		return this.days.encode(packBooked);
+		return this.days.encode((records) => [...records.values()].join(''));
 	}
 }

@@ -125,19 +125,17 @@ function packReminder(record: Reminder): string {
 	return codes + encodeNumber(record.at - day * DAY_MS, 5) + encodeNumber(idleSeconds, 5) + packId(record.sessionId);
 }
 
-/** The distinct reminders of a day's entries (a reminder is under each of its codes it still holds). */
-const remindersOf = (entries: ReadonlyMap<string, Reminder>): Reminder[] => [...new Set(entries.values())];
+/** A reminder as the memory holds it: with its stored record. */
+type Stored = Reminder & { readonly text: string };
 
-/** Orders two stored reminders by event time, then by text. */
-const compareStored = (a: { at: number; text: string }, b: { at: number; text: string }): number => a.at - b.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+/** The distinct reminders of a day's entries (a reminder is under each of its codes it still holds). */
+const remindersOf = (entries: ReadonlyMap<string, Stored>): Stored[] => [...new Set(entries.values())];
 
 /** Oldest first, and by their stored text where they have one time (the same order however they were added). */
-function byTime(records: Reminder[]): Array<{ record: Reminder; at: number; text: string }> {
-	return records.map((record) => ({ record, at: record.at, text: packReminder(record) })).sort(compareStored);
-}
+const byTime = (records: Stored[]): Stored[] => records.sort((a, b) => a.at - b.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
 
 /** A day of reminders, oldest first. */
-const packReminded: DayPacker<Reminder> = (entries) =>
+const packReminded: DayPacker<Stored> = (entries) =>
 	byTime(remindersOf(entries))
 		.map((entry) => entry.text)
 		.join(',');
@@ -153,7 +151,7 @@ export class RemindedMemory {
 	 * Per key code, the newest reminder of a customer with that key, under the UTC day of its event. A
 	 * reminder is kept while it is the newest for one of its keys.
 	 */
-	private readonly days = new DayBuckets<Reminder>();
+	private readonly days = new DayBuckets<Stored>();
 	/** Customers forgotten because of the bound in the last `prune`. */
 	droppedForBound = 0;
 
@@ -170,7 +168,7 @@ export class RemindedMemory {
 				const codes = [record.slice(0, 8), record.slice(8, 16)].filter((code) => code !== NO_KEY);
 				const at = day * DAY_MS + decodeNumber(record.slice(16, 21));
 				const activity = at - decodeNumber(record.slice(21, 26)) * 1000;
-				memory.add({ codes, sessionId: unpackId(record.slice(26)), activity, at });
+				memory.put({ codes, sessionId: unpackId(record.slice(26)), activity, at, text: record });
 			}
 		}
 		return memory;
@@ -183,6 +181,10 @@ export class RemindedMemory {
 	 * a poll in the order it reports them).
 	 */
 	add(reminder: Reminder): void {
+		this.put({ ...reminder, text: packReminder(reminder) });
+	}
+
+	private put(reminder: Stored): void {
 		for (const code of reminder.codes) {
 			const known = this.days.find(code);
 			if (known && isNewer(known.value, reminder)) continue;
@@ -191,7 +193,7 @@ export class RemindedMemory {
 		}
 	}
 
-	private detach(day: number, reminder: Reminder): void {
+	private detach(day: number, reminder: Stored): void {
 		for (const code of reminder.codes) if (this.days.entries(day)?.get(code) === reminder) this.days.delete(day, code);
 	}
 
@@ -232,7 +234,7 @@ export class RemindedMemory {
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;
 			const gone = byTime(remindersOf(this.days.entries(day) ?? new Map())).slice(0, excess);
-			for (const { record } of gone) this.detach(day, record);
+			for (const record of gone) this.detach(day, record);
 			this.droppedForBound += gone.length;
 			excess -= gone.length;
 		}

@@ -145,7 +145,7 @@ describe('customer memories', () => {
 		memory.add({ codes: phoneOnly, sessionId: id2, activity: T0 - 30 * MIN, at: T0 });
 		const back = RemindedMemory.decode(JSON.parse(JSON.stringify(memory.encode())));
 		// the newest of any key: the phone's, also when looked up with e-mail and phone
-		expect(back.last(both)).toEqual({ codes: phoneOnly, sessionId: id2, activity: T0 - 30 * MIN, at: T0 });
+		expect(back.last(both)).toMatchObject({ codes: phoneOnly, sessionId: id2, activity: T0 - 30 * MIN, at: T0 });
 		expect(back.last(customerCodes({ email: 'DANA@example.com' }))?.sessionId).toBe(id1);
 		expect(back.size).toBe(2);
 		back.prune(T0, 1); // the bound: the oldest goes first

@@ -28,7 +28,7 @@ import type { BookingRequest } from '../../../shared/types';
 import { timestampMs } from '../../../shared/utils';
 import { seal, sealedContactIs, unseal, unsealLegacy } from './contactSeal';
 import type { UpdatesChange, UpdatesMemory, WatchedRecord } from './records';
-import { LEGACY_SEAL, updatedHash } from './records';
+import { completedColumn, idCode, LEGACY_SEAL, updatedHash, watchedOfRecord } from './records';
 import type { ChangeField, Contact, UpdateSettings, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import { EDGE_WINDOW_MS, sortTime } from '../../model/pages';
@@ -144,10 +144,11 @@ function firstRead(input: DetectInput, current: Current, reportable: boolean): R
  * read back. `reseal`: its stored form is to be written again.
  */
 function contactBefore(id: string, record: WatchedRecord, now: Contact): { contact: Contact | undefined; reseal: boolean } {
-	if (record.sealed === '') return { contact: undefined, reseal: true };
-	if (record.sealed.startsWith(LEGACY_SEAL)) return { contact: unsealLegacy(id, record.sealed.slice(1)), reseal: true };
-	if (sealedContactIs(id, record.sealed, now)) return { contact: now, reseal: false };
-	const contact = unseal(id, record.sealed);
+	const sealed = record.contact;
+	if (sealed === '') return { contact: undefined, reseal: true };
+	if (sealed.startsWith(LEGACY_SEAL)) return { contact: unsealLegacy(id, sealed.slice(1)), reseal: true };
+	if (sealedContactIs(id, sealed, now)) return { contact: now, reseal: false };
+	const contact = unseal(id, sealed);
 	return { contact, reseal: contact === undefined };
 }
 
@@ -157,7 +158,7 @@ function readAgain(input: DetectInput, current: Current, record: WatchedRecord, 
 	const id = request.id;
 	const keepContact = input.settings.fields.includes('contact');
 	const kept = keepContact ? contactBefore(id, record, watched.contact ?? contactOf(request)) : { contact: undefined, reseal: false };
-	const before: Watched = { ...record.watched, contact: kept.contact };
+	const before: Watched = { ...watchedOfRecord(record), contact: kept.contact };
 	const changed = changedFields(before, watched);
 	const contactChanged = kept.reseal || changed.some((field) => !['status', 'lead_status', 'internal_notes', 'completed_at'].includes(field));
 	// A change that did not move `updated_at` (or without one) is named by the chain's next link.
@@ -168,8 +169,8 @@ function readAgain(input: DetectInput, current: Current, record: WatchedRecord, 
 		...recordOf(current, keepContact && contactChanged),
 		rank: current.rank ?? record.rank,
 		// Sealed again only when the contact changed: an unchanged record keeps its stored form.
-		...(keepContact && !contactChanged ? { sealed: record.sealed } : {}),
-		...(chain !== undefined ? { chain } : {}),
+		...(keepContact && !contactChanged ? { contact: record.contact } : {}),
+		chain,
 	};
 	const reported = changed.filter((field) => selectedFields(input.settings.fields).has(field));
 	if (reported.length === 0 || !reportable || !passesFilters(input.settings, reported, watched)) return { next };
@@ -183,10 +184,15 @@ function recordOf(current: Current, sealContact: boolean): WatchedRecord {
 	const contact = sealContact ? (watched.contact ?? contactOf(request)) : undefined;
 	return {
 		rank: current.rank ?? 0,
+		id: idCode(request.id),
 		updated: current.updated,
-		watched: { status: watched.status, lead_status: watched.lead_status, notes: watched.notes, completed: watched.completed },
-		sealed: contact ? seal(request.id, contact) : '',
-		...(current.edge ? { edge: true as const } : {}),
+		status: watched.status,
+		lead: watched.lead_status,
+		completed: completedColumn(watched.completed),
+		notes: watched.notes,
+		chain: null,
+		contact: contact ? seal(request.id, contact) : '',
+		...(current.edge ? { edge: true } : {}),
 		raw: readingOf(request),
 	};
 }
@@ -217,7 +223,7 @@ function readsAs(before: readonly unknown[], request: BookingRequest): boolean {
  */
 function readsAsBefore(record: WatchedRecord, reading: WatchedRead, keepContact: boolean): boolean {
 	if (record.raw === undefined || (reading.rank ?? record.rank) !== record.rank || (record.edge === true) !== reading.edge) return false;
-	if ((record.sealed !== '') !== keepContact || record.sealed.startsWith(LEGACY_SEAL)) return false;
+	if ((record.contact !== '') !== keepContact || record.contact.startsWith(LEGACY_SEAL)) return false;
 	return readsAs(record.raw, reading.request);
 }
 
@@ -236,11 +242,11 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		if (!record) {
 			const change = firstRead(input, current, reportable);
 			if (change) changes.push(change);
-			records.push({ id: reading.request.id, record: recordOf(current, keepContact) });
+			records.push({ record: recordOf(current, keepContact) });
 			continue;
 		}
 		const { next, change } = readAgain(input, current, record, reportable);
-		records.push({ id: reading.request.id, record: next, replaces: record });
+		records.push({ record: next, replaces: record });
 		if (change) changes.push(change);
 	}
 	changes.sort((a, b) => a.at - b.at);

@@ -35,23 +35,13 @@ export interface UpdatesState extends Partial<RecordColumns> {
 	records?: string;
 }
 
-export interface WatchedRecord {
-	rank: number;
-	/** `updated_at` as a 4-character hash (`updatedHash`); null when the request had none. */
-	updated: string | null;
-	watched: Omit<Watched, 'contact'>;
-	/** The sealed contact as stored ('' when not kept; `^` + the form before 0.2 until it is sealed again). */
-	sealed: string;
-	/** The last link of the chain of changes named by a hash (absent until the first one). */
-	chain?: string;
-	/**
-	 * Read while the request was within EDGE_WINDOW_MS of the server's clock: rows committed late may
-	 * still land below it, so its rank may have grown since (absent: the rank is where it stays).
-	 */
-	edge?: true;
-	/** In this process only: the request's fields as read last (changes.ts `readingOf`): read again the same, the record holds as it is. */
-	raw?: readonly unknown[];
-}
+/**
+ * A record: its stored fields (recordColumns.ts `RecordRow`: `contact` sealed, '' when not kept, `^` + the
+ * form before 0.2 until it is sealed again; `chain` null until the first change named by a hash; `edge`
+ * while its rank may still grow), and in this process only the request's fields as read last
+ * (changes.ts `readingOf`): read again the same, the record holds as it is.
+ */
+export type WatchedRecord = RecordRow & { raw?: readonly unknown[] };
 
 /** A record whose form is not yet the compact one: its contact is sealed again on its next read. */
 export const LEGACY_SEAL = '^';
@@ -65,7 +55,7 @@ export const updatedHash = (ms: number): string => sha256Base64url(`updated_at:$
  */
 const RANK_SLACK = 64;
 
-const idCode = (id: string) => codeOf(id).slice(0, ID_LENGTH);
+export const idCode = (id: string) => codeOf(id).slice(0, ID_LENGTH);
 
 const NUM = '[A-Za-z0-9_-]';
 const LEGACY_RE = new RegExp(`^(${NUM}{8})(${NUM}{5})(${NUM}{7}|\\.)(${NUM}{3}|\\.)(${NUM}{3}|\\.)(${NUM}{7}|#${NUM}{6}|\\.)(${NUM}{4}|\\.)(${NUM}*)(?:~(${NUM}{6}))?$`);
@@ -110,53 +100,40 @@ export function isUpdatesState(raw: unknown): raw is UpdatesState {
 	return rowsOf(raw) !== undefined;
 }
 
-/** The completed key a record keeps: ms in 7 characters, or `#` and a hash (fields.ts `completedKey`). */
-const completedColumn = (completed: string | null): string | null => (completed === null || completed.startsWith('#') ? completed : encodeNumber(Number(completed), 7));
+/** The completed column of a watched `completed`: ms in 7 characters, or `#` and a hash (fields.ts `completedKey`). */
+export const completedColumn = (completed: string | null): string | null => (completed === null || completed.startsWith('#') ? completed : encodeNumber(Number(completed), 7));
 
-function recordOfRow(row: RecordRow): WatchedRecord {
-	return {
-		rank: row.rank,
-		updated: row.updated,
-		watched: { status: row.status, lead_status: row.lead, completed: row.completed === null || row.completed.startsWith('#') ? row.completed : String(decodeNumber(row.completed)), notes: row.notes },
-		sealed: row.contact,
-		...(row.chain !== null ? { chain: row.chain } : {}),
-		...(row.edge === true ? { edge: true as const } : {}),
-	};
-}
-
-function rowOfRecord(id: string, record: WatchedRecord): RecordRow {
-	const { watched } = record;
-	const row: RecordRow = { rank: record.rank, id, updated: record.updated, status: watched.status, lead: watched.lead_status, completed: completedColumn(watched.completed), notes: watched.notes, chain: record.chain ?? null, contact: record.sealed };
-	return record.edge === true ? { ...row, edge: true } : row;
+/** A record's watched values as fields.ts compares them (`completed` in ms, as text). */
+export function watchedOfRecord(record: WatchedRecord): Omit<Watched, 'contact'> {
+	const { completed } = record;
+	return { status: record.status, lead_status: record.lead, notes: record.notes, completed: completed === null || completed.startsWith('#') ? completed : String(decodeNumber(completed)) };
 }
 
 /** Whether two records store the same (what this process remembers besides is not compared). */
 function sameRecord(a: WatchedRecord, b: WatchedRecord): boolean {
-	const [x, y] = [a.watched, b.watched];
 	return (
 		a.rank === b.rank &&
+		a.id === b.id &&
 		a.updated === b.updated &&
-		a.sealed === b.sealed &&
+		a.contact === b.contact &&
 		a.chain === b.chain &&
 		a.edge === b.edge &&
-		x.status === y.status &&
-		x.lead_status === y.lead_status &&
-		x.completed === y.completed &&
-		x.notes === y.notes
+		a.status === b.status &&
+		a.lead === b.lead &&
+		a.completed === b.completed &&
+		a.notes === b.notes
 	);
 }
 
-type Entry = { code: string; record: WatchedRecord };
-
 /** The order of the stored rows: highest rank first, then by id code. */
-const byPlace = (a: Entry, b: Entry) => b.record.rank - a.record.rank || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+const byPlace = (a: RecordRow, b: RecordRow) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** What a poll changes in the records (changes.ts decides it, `UpdatesMemory.apply` applies it). */
 export interface UpdatesChange {
 	/** Request Updated starts watching at this server time (its first poll). */
 	from?: number;
 	/** Each request read, with the record it replaces (found by code and rank before the poll). */
-	records: Array<{ id: string; record: WatchedRecord; replaces?: WatchedRecord }>;
+	records: Array<{ record: WatchedRecord; replaces?: WatchedRecord }>;
 	/** The requests below this rank left the watched range: forgotten (after the records above are set). */
 	forgetBelow?: number;
 }
@@ -176,7 +153,7 @@ export class UpdatesMemory {
 		const rows = state && rowsOf(state);
 		if (!state || !rows) return memory;
 		memory.from = state.from;
-		for (const row of rows) memory.add(row.id, recordOfRow(row));
+		for (const row of rows) memory.add(row);
 		// Read in the compact form: it stays the stored form until a record changes.
 		if (state.records === undefined) memory.stored = toColumns(rows);
 		return memory;
@@ -201,22 +178,23 @@ export class UpdatesMemory {
 		return this.entryOf(idCode(id), rank);
 	}
 
-	private entries(): Entry[] {
-		const entries: Entry[] = [];
-		for (const [code, held] of this.records) {
-			if (!Array.isArray(held)) entries.push({ code, record: held });
-			else for (const record of held) entries.push({ code, record });
+	private all(): WatchedRecord[] {
+		const all: WatchedRecord[] = [];
+		for (const held of this.records.values()) {
+			if (Array.isArray(held)) all.push(...held);
+			else all.push(held);
 		}
-		return entries;
+		return all;
 	}
 
-	private add(code: string, record: WatchedRecord): void {
-		const held = this.records.get(code);
-		this.records.set(code, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
+	private add(record: WatchedRecord): void {
+		const held = this.records.get(record.id);
+		this.records.set(record.id, held === undefined ? record : [...(Array.isArray(held) ? held : [held]), record]);
 		this.count++;
 	}
 
-	private remove(code: string, record: WatchedRecord): void {
+	private remove(record: WatchedRecord): void {
+		const code = record.id;
 		const held = this.records.get(code);
 		const candidates = held === undefined ? [] : Array.isArray(held) ? held : [held];
 		const rest = candidates.filter((candidate) => candidate !== record);
@@ -230,18 +208,17 @@ export class UpdatesMemory {
 	/** Applies a poll's change; returns how many requests it forgot (they left the watched range). */
 	apply(change: UpdatesChange): number {
 		if (change.from !== undefined) this.from = change.from;
-		for (const { id, record, replaces } of change.records) this.set(id, record, replaces);
+		for (const { record, replaces } of change.records) this.set(record, replaces);
 		return change.forgetBelow === undefined ? 0 : this.forgetBelow(change.forgetBelow);
 	}
 
-	/** Remembers what was read of request `id` (replacing its record, found by code and rank as read before). */
-	private set(id: string, record: WatchedRecord, previous?: WatchedRecord): void {
-		const code = idCode(id);
-		const known = previous ?? this.entryOf(code, record.rank);
+	/** Remembers what was read of a request (replacing its record, found by code and rank as read before). */
+	private set(record: WatchedRecord, previous?: WatchedRecord): void {
+		const known = previous ?? this.entryOf(record.id, record.rank);
 		// The same stored record (what this process read besides may be newer): the stored form holds.
 		const stored = known !== undefined && sameRecord(known, record) ? this.stored : undefined;
-		if (known) this.remove(code, known);
-		this.add(code, record);
+		if (known) this.remove(known);
+		this.add(record);
 		this.stored = stored;
 	}
 
@@ -251,13 +228,13 @@ export class UpdatesMemory {
 	 * raised it): kept until RANK_SLACK below, or until read again.
 	 */
 	private forgetBelow(rank: number): number {
-		const gone = this.entries().filter(({ record }) => record.rank < (record.edge === true ? rank - RANK_SLACK : rank));
-		for (const { code, record } of gone) this.remove(code, record);
+		const gone = this.all().filter((record) => record.rank < (record.edge === true ? rank - RANK_SLACK : rank));
+		for (const record of gone) this.remove(record);
 		return gone.length;
 	}
 
 	encode(from: number): UpdatesState {
-		this.stored ??= toColumns(this.entries().sort(byPlace).map(({ code, record }) => rowOfRecord(code, record)));
+		this.stored ??= toColumns(this.all().sort(byPlace));
 		const { columns, values } = this.stored;
 		return { from, values, ...columns };
 	}
