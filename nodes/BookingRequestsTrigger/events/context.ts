@@ -23,6 +23,8 @@ export interface Decision<E extends EventBase = EventBase> extends CustomerAdds 
 	by?: string;
 	/** The event to emit; undefined for an item handled silently (an open session at the top, …). */
 	event?: E;
+	/** What handling this decision adds to its event's own memory (the event's `remember` reads it). */
+	own?: unknown;
 	/** Why the judge left the candidate out (one of its event's `skips`; counted in tests and logs). */
 	skipped?: string;
 	/**

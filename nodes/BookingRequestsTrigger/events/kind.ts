@@ -49,6 +49,8 @@ export interface EventMemory<M, S, C> {
 	encode(memory: M, polledAt: number): S;
 	/** Applies what a poll changes (its `watch` or `remember` decided it); returns the entries it forgot (logged). */
 	apply(memory: M, change: C): number;
+	/** Its entries, roughly what it weighs in the process (poll/memory.ts bounds the memories it keeps). */
+	size(memory: M): number;
 }
 
 /** The watched requests of an event's range, as this poll read them (events/watched.ts). */
@@ -113,11 +115,13 @@ export interface EventKind<E extends EventBase = EventBase, O = any, M = any, S 
 	 * one window (a decision each per candidate).
 	 */
 	judges: readonly WindowName[];
-	judge?(candidate: Candidate, context: JudgeContext<O>): Decision<E>;
+	/** Its decision on a candidate; `own`: its own memory before the poll (undefined: it keeps none). */
+	judge?(candidate: Candidate, context: JudgeContext<O>, own: M | undefined): Decision<E>;
 	/**
-	 * What the poll's handled decisions change in its own memory (an event that judges a window and keeps
-	 * a memory of its own: the judge reads it in `JudgeContext.memories`). `judgedUpTo`: the event time
-	 * the poll judged up to (prune by it, not by now).
+	 * What the poll's handled decisions of this event change in its own memory (an event that judges a
+	 * window and keeps a memory of its own: its decisions carry what they add in `own`). Also called at the
+	 * first poll, with none (the poll it starts at). `judgedUpTo`: the event time the poll judged up to
+	 * (prune by it, not by now).
 	 */
 	remember?(memory: M, decisions: Array<Decision<E>>, poll: { now: number; judgedUpTo: number }): C;
 	/** Why it leaves a candidate out (counted per poll in the logs: `Decision.skipped`). */

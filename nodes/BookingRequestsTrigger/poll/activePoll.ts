@@ -43,7 +43,7 @@ export interface PollWindow {
 
 /** Warnings when a bounded memory forgot entries, and what the poll did (debug). */
 function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: number; budgetMs: number; forgotten: Forgotten }): void {
-	const { seen, booked, reminded, watched } = summary.forgotten;
+	const { seen, booked, reminded, events } = summary.forgotten;
 	if (seen > 0) {
 		ctx.logger.warn(
 			`Booking Requests Trigger: the memory of sessions seen abandoned is full; the ${seen} oldest were forgotten. "Only Recovered" misses them if they complete, and without "Fire Again If Reabandoned" they are reported again if they are abandoned again.`,
@@ -62,7 +62,7 @@ function logResult(ctx: IPollFunctions, result: PollResult, summary: { items: nu
 		getRequestCalls: result.calls.getRequest,
 		skipped: result.skipped,
 		watchedEvents: result.watched,
-		watchedForgotten: watched,
+		forgottenByEvents: events,
 		resumesNextPoll: result.cut,
 		budgetMs: summary.budgetMs,
 	});
@@ -112,7 +112,7 @@ async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: Pol
 	});
 	// Built before the memory changes: a failed Get request fails the poll and nothing advances.
 	const items = await toItems(ctx, result.events, { ...output, now: result.now }, { deadline: window.deadline });
-	let forgotten: Forgotten = { seen: 0, booked: 0, reminded: 0, watched: 0 };
+	let forgotten: Forgotten = { seen: 0, booked: 0, reminded: 0, events: 0 };
 	if (result.changes) {
 		const applied = applyChanges(previous, result.changes, stored.carried);
 		forgotten = applied.forgotten;

@@ -74,7 +74,7 @@ const rowsOf = (memory: TriggerMemory) => Object.values(memory.windows).map((win
 function entriesOf(memory: TriggerMemory): number {
 	const customers = memory.sessions?.customers;
 	const sizes = customers ? customers.seen.size + customers.booked.size + customers.reminded.keys + customers.shared.size : 0;
-	const own = Object.values(memory.events).reduce((sum: number, value) => sum + ((value as { size?: number }).size ?? 0), 0);
+	const own = EVENT_KINDS.reduce((sum, kind) => sum + (kind.memory && memory.events[kind.memory.slot] !== undefined ? kind.memory.size(memory.events[kind.memory.slot]) : 0), 0);
 	const rows = rowsOf(memory).reduce((sum: number, held) => sum + (held?.size ?? 0), 0);
 	return 100 + sizes + own + ROW_ENTRIES * rows;
 }
@@ -142,8 +142,8 @@ export interface Forgotten {
 	/** Customer keys who booked, customers reminded. */
 	booked: number;
 	reminded: number;
-	/** Entries of the events' own memories (watched requests that left the range). */
-	watched: number;
+	/** Entries the events' own memories forgot (watched requests that left the range). */
+	events: number;
 }
 
 /**
@@ -162,7 +162,7 @@ function withCarried(memory: TriggerMemory, carried: CustomerMemories | undefine
 export function applyChanges(previous: TriggerMemory | undefined, changes: MemoryChanges, carried?: CustomerMemories): { memory: TriggerMemory; forgotten: Forgotten } {
 	const memory = changes.start ?? (previous as TriggerMemory);
 	if (changes.start) withCarried(memory, carried);
-	const forgotten: Forgotten = { seen: 0, booked: 0, reminded: 0, watched: 0 };
+	const forgotten: Forgotten = { seen: 0, booked: 0, reminded: 0, events: 0 };
 	memory.polledAt = changes.polledAt;
 	memory.skewMs = changes.skewMs;
 	memory.label.ref = changes.ref;
@@ -175,7 +175,7 @@ export function applyChanges(previous: TriggerMemory | undefined, changes: Memor
 	}
 	for (const { slot, change } of changes.events) {
 		const kind = EVENT_KINDS.find((candidate) => candidate.memory?.slot === slot);
-		if (kind?.memory && memory.events[slot] !== undefined) forgotten.watched += kind.memory.apply(memory.events[slot], change);
+		if (kind?.memory && memory.events[slot] !== undefined) forgotten.events += kind.memory.apply(memory.events[slot], change);
 	}
 	return { memory, forgotten };
 }

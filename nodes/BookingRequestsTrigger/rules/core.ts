@@ -94,13 +94,14 @@ function skippedOf(decisions: Decision[]): Record<string, number> {
 	return skipped;
 }
 
-/** What the poll's handled decisions change in the selected events' own memories (events/*: `remember`). */
+/** What the poll's handled decisions change in the selected events' own memories, each given its own decisions (events/*: `remember`). */
 function remembered(memory: TriggerMemory, handled: Decision[], poll: { settings: TriggerSettings; now: number; judgedUpTo: number }): MemoryChanges['events'] {
 	const changes: MemoryChanges['events'] = [];
 	for (const kind of selectedKinds(poll.settings)) {
 		const slot = kind.memory?.slot;
 		if (!kind.remember || slot === undefined || memory.events[slot] === undefined) continue;
-		changes.push({ slot, change: kind.remember(memory.events[slot], handled, { now: poll.now, judgedUpTo: poll.judgedUpTo }) });
+		const own = handled.filter((decision) => decision.by === kind.value);
+		changes.push({ slot, change: kind.remember(memory.events[slot], own, { now: poll.now, judgedUpTo: poll.judgedUpTo }) });
 	}
 	return changes;
 }
@@ -130,6 +131,7 @@ export function emptyCounts(): Pick<PollOutcome, 'skipped' | 'watched'> {
 function baselinePoll(input: PollInput): PollOutcome {
 	const { pages, settings, now } = input;
 	const start = baselineMemory({ pages, settings, now, skewMs: input.skewMs });
+	const own = remembered(start, [], { settings, now, judgedUpTo: now });
 	const watched = watchPages(start, start.windows as MemoryChanges['windows'], input);
 	const changes: MemoryChanges = {
 		start,
@@ -139,7 +141,7 @@ function baselinePoll(input: PollInput): PollOutcome {
 		windows: start.windows as MemoryChanges['windows'],
 		...(start.sessions ? { sessions: { checkpoints: start.sessions.checkpoints } } : {}),
 		...(input.rotation ? { rotation: input.rotation } : {}),
-		events: watched.changes,
+		events: [...own, ...watched.changes],
 	};
 	return { events: [], changes, baseline: true, cut: false, ...emptyCounts() };
 }

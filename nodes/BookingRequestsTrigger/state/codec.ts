@@ -7,13 +7,20 @@
 import type { ListsRead, TriggerSettings } from '../events';
 import { EVENT_KINDS, selectedKinds } from '../events';
 import type { ListName } from '../model/pages';
-import { windowsOfList } from '../windows';
+import { WINDOW_KINDS, windowsOfList } from '../windows';
 import type { WindowMemory, WindowStart } from '../windows/window';
 import { isCount, isMs, isRecord, isShortText } from './checks';
 import type { CustomerMemories, TriggerMemory } from './decoded';
 import type { SessionsState, TriggerState } from './format';
-import { STATE_VERSION } from './format';
+import { STATE_KEYS, STATE_VERSION } from './format';
 import { decodeCustomers, decodeSessionList, encodeSessionList, readSessionList, startSessionList } from './sessionList';
+
+/** An event's memory slot is a key of the state: checked when the codec loads, not one of the state's own nor a window's. */
+export function checkedSlots(kinds: typeof EVENT_KINDS): void {
+	const taken = kinds.find((kind) => kind.memory && (STATE_KEYS.includes(kind.memory.slot) || WINDOW_KINDS.some((window) => window.name === kind.memory?.slot)));
+	if (taken) throw new Error(`Booking Requests Trigger: the event "${taken.value}" keeps its memory under "${taken.memory?.slot}", a key of the state itself`);
+}
+checkedSlots(EVENT_KINDS);
 
 /** What the poll expects the state to be about, and what it reads. */
 export interface StateExpectation {

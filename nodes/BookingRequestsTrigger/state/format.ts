@@ -37,6 +37,9 @@ export interface SessionsState extends SessionWindowsState {
 	shared?: PackedSeen;
 }
 
+/** The state's own keys (besides the windows'): an event's memory slot is none of them. */
+export const STATE_KEYS: readonly string[] = ['v', 'fp', 'key', 'ref', 'ev', 'bu', 'g', 'since', 'polledAt', 'skewMs', 'sessions', 'rotation'];
+
 export interface TriggerState extends RequestWindowsState {
 	v: typeof STATE_VERSION;
 	/** Fingerprint of what the state is about (form filter, Base URL). Another value: a new start. */

@@ -116,6 +116,7 @@ const memory: EventMemory<UpdatesMemory, UpdatesState, UpdatesChange> = {
 	decode: (state) => UpdatesMemory.decode(state),
 	encode: (records, polledAt) => records.encode(records.from ?? polledAt),
 	apply: (records, change) => records.apply(change),
+	size: (records) => records.size,
 };
 
 /** Whether the request window (after this poll) has passed a request: its creation is handled. */

@@ -15,7 +15,7 @@ import type { Program } from '../../../support/triggerProgram';
 import { runProgram } from '../../../support/triggerProgram';
 
 /** An event the tests know nothing of. */
-const UNKNOWN: RegisteredEvent = { value: 'sessionStarted', name: 'session.started', words: { name: 'Session Started' } };
+const UNKNOWN: RegisteredEvent = { value: 'sessionRescheduled', name: 'session.rescheduled', words: { name: 'Session Rescheduled' } };
 
 const program: Program = {
 	settings: fc.sample(settingsArb({ events: Object.fromEntries(EVENT_KINDS.map((kind) => [kind.value, true])) }), { numRuns: 1, seed: 1 })[0],
@@ -44,7 +44,7 @@ test('the oracle judges a run with every registered event selected', async () =>
 
 test('an event without an arbitrary of its options is refused, by name', () => {
 	expect(() => settingsArb({}, [...EVENT_KINDS, UNKNOWN])).toThrow(
-		'No arbitrary of the options of the event "sessionStarted" (Session Started, item event "session.started"): add one to EVENT_OPTIONS in test/support/triggerArbitraries.ts',
+		'No arbitrary of the options of the event "sessionRescheduled" (Session Rescheduled, item event "session.rescheduled"): add one to EVENT_OPTIONS in test/support/triggerArbitraries.ts',
 	);
 });
 
@@ -56,6 +56,6 @@ test('two options drawn under one name are refused (each event draws its own)', 
 test('the oracle refuses to judge while the registry holds an event it has no rule for, selected or not', async () => {
 	const run = await runProgram(program);
 	expect(() => judge(program, run, [...EVENT_KINDS, UNKNOWN])).toThrow(
-		'The oracle has no rule for the event "sessionStarted" (Session Started, item event "session.started"): add one to RULES in test/support/triggerOracle.ts',
+		'The oracle has no rule for the event "sessionRescheduled" (Session Rescheduled, item event "session.rescheduled"): add one to RULES in test/support/triggerOracle.ts',
 	);
 });
