@@ -102,7 +102,7 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 	if (top === null || sessions === null) return undefined;
 	const memories = readEventMemories(raw, lists);
 	// Where versions before this one kept the rotation: in Request Updated's records.
-	const rotation = lists.watched ? [raw.rotation, isRecord(raw.updates) ? raw.updates.cursor : undefined].find((cursor) => cursor !== undefined && isCount(cursor)) : undefined;
+	const cursor = lists.watched ? [raw.cursor, isRecord(raw.updates) ? raw.updates.cursor : undefined].find((value) => value !== undefined && isCount(value)) : undefined;
 	const key = fromLegacy ? legacy.key : isShortText(raw.key) ? raw.key : undefined;
 	const ref = isShortText(raw.ref) ? raw.ref : undefined;
 	const bu = isShortText(raw.bu) ? raw.bu : undefined;
@@ -117,7 +117,7 @@ export function readState(raw: unknown, expect: StateExpectation): TriggerState 
 		polledAt: raw.polledAt,
 		skewMs: raw.skewMs,
 		...(sessions ? { sessions } : {}),
-		...(rotation !== undefined ? { rotation: rotation as number } : {}),
+		...(cursor !== undefined ? { cursor: cursor as number } : {}),
 		...top,
 		...memories,
 	};
@@ -136,7 +136,7 @@ export function decodeMemory(state: TriggerState, settings: TriggerSettings): Tr
 		skewMs: state.skewMs,
 		windows: { ...windows, ...sessionList?.windows },
 		...(sessionList ? { sessions: sessionList.sessions } : {}),
-		...(state.rotation !== undefined ? { rotation: state.rotation } : {}),
+		...(state.cursor !== undefined ? { rotation: state.cursor } : {}),
 		events: Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(state[kind.memory.slot])]] : []))),
 	};
 }
@@ -185,7 +185,7 @@ export function writeMemory(memory: TriggerMemory): TriggerState {
 		polledAt: memory.polledAt,
 		skewMs: memory.skewMs,
 		...(memory.sessions ? { sessions: encodeSessionList(memory.windows, memory.sessions) } : {}),
-		...(memory.rotation !== undefined ? { rotation: memory.rotation } : {}),
+		...(memory.rotation !== undefined ? { cursor: memory.rotation } : {}),
 		...stored,
 	};
 }

@@ -38,7 +38,7 @@ export interface SessionsState extends SessionWindowsState {
 }
 
 /** The state's own keys (besides the windows'): an event's memory slot is none of them. */
-export const STATE_KEYS: readonly string[] = ['v', 'fp', 'key', 'ref', 'ev', 'bu', 'g', 'since', 'polledAt', 'skewMs', 'sessions', 'rotation'];
+export const STATE_KEYS: readonly string[] = ['v', 'fp', 'key', 'ref', 'ev', 'bu', 'g', 'since', 'polledAt', 'skewMs', 'sessions', 'cursor'];
 
 export interface TriggerState extends RequestWindowsState {
 	v: typeof STATE_VERSION;
@@ -59,7 +59,7 @@ export interface TriggerState extends RequestWindowsState {
 	skewMs: number;
 	sessions?: SessionsState;
 	/** Rank where the watched requests' rotation goes on (events/watched.ts); absent: at page 2. */
-	rotation?: number;
+	cursor?: number;
 	/** Each selected event's own memory, under its slot (events/*: `memory`). */
 	[slot: string]: unknown;
 }

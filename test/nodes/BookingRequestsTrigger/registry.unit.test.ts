@@ -26,7 +26,7 @@ test.each([
 	expect(() => checkedKinds([...EVENT_KINDS, twin])).toThrow(`two events declare ${named}`);
 });
 
-test.each(['since', 'sessions', 'rotation', 'requests'])('a memory slot named like a key of the state ("%s"): refused', (slot) => {
+test.each(['since', 'sessions', 'cursor', 'requests'])('a memory slot named like a key of the state ("%s"): refused', (slot) => {
 	const memory = { ...(updated.memory as NonNullable<EventKind['memory']>), slot };
 	const kind = like(completed, { value: 'sessionRescheduled', name: 'session.rescheduled', letter: 'r', memory });
 	expect(() => checkedSlots([...EVENT_KINDS.filter((other) => other !== updated), kind])).toThrow(`keeps its memory under "${slot}", a key of the state itself`);

@@ -1,7 +1,7 @@
 /**
- * What Request Updated remembers of each watched request, in the state's `updates`: where the rotation
- * over older pages goes on (`cursor`), the status and lead status values the records point to
- * (`values`), and one record per request, stored by field (recordColumns.ts). Bounded by "Watch the
+ * What Request Updated remembers of each watched request, in the state's `updates`: when it started
+ * (`from`), the status and lead status values the records point to (`values`), and one record per
+ * request, stored by field (recordColumns.ts). Bounded by "Watch the
  * Newest (Requests)" (at most 5,000 records). Pure and JSON-safe.
  *
  * A record: the request's rank (its place counted from the END of the list, stable while requests are
@@ -27,7 +27,7 @@ import { ID_LENGTH, parseColumns, toColumns } from './recordColumns';
 export interface UpdatesState extends Partial<RecordColumns> {
 	/** Server time Request Updated started watching (its first poll remembers without reporting). */
 	from: number;
-	/** Where the watched requests' rotation went on, as versions before 1 (this release) stored it: read into the state's `rotation`. */
+	/** Where the watched requests' rotation went on, as versions before 1 (this release) stored it: read into the state's `cursor`. */
 	cursor?: number;
 	/** The status and lead status values the records point to. */
 	values: string[];
