@@ -46,9 +46,6 @@ type Readable<T, K extends PropertyKey = KeysOf<T>> = T extends unknown ? T & { 
 /** An event of any kind (each event module declares its own). */
 export type TriggerEvent = Readable<SessionAbandonedEvent | SessionCompletedEvent | RequestCreatedEvent | RequestUpdatedEvent>;
 
-/** The item's `event` of each kind. */
-export type EventName = TriggerEvent['event'];
-
 /** The kind of an event, by the item's `event`. */
 export function kindOf(name: string): EventKind {
 	return EVENT_KINDS.find((kind) => kind.name === name) as EventKind;
@@ -101,11 +98,6 @@ export function eventLetters(settings: TriggerSettings): string {
 	return selectedKinds(settings)
 		.map((kind) => kind.letter)
 		.join('');
-}
-
-/** The letter of an event value (the state's record of the selected events). */
-export function letterOf(value: EventValue): string {
-	return (EVENT_KINDS.find((kind) => kind.value === value) as EventKind).letter;
 }
 
 /** The windows whose floor says which completed sessions the poll has yet to report (those of the events that attach a booking request to their items). */
