@@ -5,17 +5,17 @@
  */
 import type { Decision } from '../events/context';
 import { judgeContext } from '../events/context';
-import type { EVENT_KINDS } from '../events';
+import type { TriggerSettings } from '../events';
 import { judgesOf } from '../events';
+import type { EventKind } from '../events/kind';
 import type { EventBase } from '../model/event';
 import type { CustomerMemories } from '../state/decoded';
-import type { TriggerSettings } from '../events';
 import type { Evaluation } from './evaluate';
 
 /** Each candidate's decisions, one per event that judges its window; `memories`: the events' own memories before the poll; `shared`: phones found shared in its bookings. */
 export function decide(memory: { customers: CustomerMemories; memories: Readonly<Record<string, unknown>>; shared: ReadonlySet<string> }, evaluation: Evaluation, settings: TriggerSettings): Decision[] {
 	const context = judgeContext({ ...memory, pages: evaluation.pages, now: evaluation.now, settings });
-	const own = (kind: (typeof EVENT_KINDS)[number]) => (kind.memory ? memory.memories[kind.memory.slot] : undefined);
+	const own = (kind: EventKind) => (kind.memory ? memory.memories[kind.memory.slot] : undefined);
 	return evaluation.candidates.flatMap((candidate) => judgesOf(candidate.window).map((kind) => ({ ...(kind.judge as NonNullable<typeof kind.judge>)(candidate, context, own(kind)), by: kind.value })));
 }
 
