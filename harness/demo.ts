@@ -256,7 +256,7 @@ export function demoBanner(input: BannerInput): string {
 	].join('\n');
 }
 
-/** Where n8n 2.40.7 lists workflows and tables: at 1440x900 its sidebar shows icons without names. */
+/** Where n8n 2.x (2.40.7, 2.41.1) lists workflows and tables: at 1440x900 its sidebar shows icons without names. */
 export const OVERVIEW = 'Overview (the house icon in the left sidebar)';
 
 function keptLines(input: BannerInput): string[] {

@@ -40,7 +40,7 @@
  *    shortened to 2 s for this run (the reminder sequence waits 23 and 48 hours).
  *    --headless --cli: Manual-Trigger examples run with `n8n execute` instead (mode 'cli', like a
  *    production run; one n8n process each, so about 15 s slower per example). Examples with a Data
- *    table node still run through the REST API: n8n 2.40.7's `execute` starts no backend modules, so
+ *    table node still run through the REST API: n8n 2.x's `execute` starts no backend modules, so
  *    the Data table node fails there ("the module is disabled").
  */
 import * as fs from 'node:fs';

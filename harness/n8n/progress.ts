@@ -73,7 +73,7 @@ export class NpmInstallProgress {
 	private readonly documents = new Set<string>();
 	private tarballs = 0;
 
-	/** @param expectedPackages how many packages the install has, when known (e.g. 2,353 for n8n 2.40.7) */
+	/** @param expectedPackages how many packages the install has, when known (e.g. 2,363 for n8n 2.41.1) */
 	constructor(
 		private readonly dir: string,
 		private readonly expectedPackages?: number,

@@ -13,7 +13,7 @@
  * kill() with SIGKILL (`kill -9`, as a crash); both are recorded for the next run's sweep
  * (../services/leftovers.ts).
  *
- * n8n 2.40.7 facts this relies on (see /work/shared/n8n-notes.md and n8n's own code):
+ * n8n 2.x facts this relies on (seen on 2.40.7 and 2.41.1; see /work/shared/n8n-notes.md and n8n's own code):
  *  - CLI commands (import, publish) run the database migrations themselves; `import:workflow` ignores
  *    `active`, `publish:workflow --id=X` (one id per call) activates before `n8n start`.
  *  - A worker logs `Worker started execution <id> (job <n>)`; `execution_entity` does not record the

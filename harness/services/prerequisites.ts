@@ -15,7 +15,7 @@ export type PrerequisiteId = 'redis-server' | 'postgresql' | 'chromium' | 'curl'
 
 export interface Prerequisite {
 	id: PrerequisiteId;
-	/** What it is, for the table: `redis-server`, `n8n 2.40.7 (cached install)` */
+	/** What it is, for the table: `redis-server`, `n8n 2.41.1 (cached install)` */
 	label: string;
 	/** The Debian packages that provide it: installLine() makes the one line that installs them. */
 	apt: readonly string[];

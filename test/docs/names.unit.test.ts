@@ -1,13 +1,15 @@
 /**
  * Docs that cannot rot, part 2: every example file the Markdown names exists, and the
  * parameters and operations the user pages name exist in the nodes' descriptions (as n8n shows them):
- * the trigger page's Options table, the README's retargeting settings, the node page's operations.
+ * the trigger page's Options table, the README's retargeting settings, the node page's operations;
+ * the n8n versions the README says are tested are the ones the e2e suites install.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { INodeProperties, INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
 
+import { DEFAULT_N8N_VERSION, N8N_1X_VERSION } from '../../harness/n8n/install';
 import { BookingRequests } from '../../nodes/BookingRequests/BookingRequests.node';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 
@@ -87,6 +89,12 @@ describe('names in the docs', () => {
 		const operations = lines.flatMap((line) => /^\| [^|]+ \| \*\*([^*]+)\*\* \|/.exec(line)?.[1] ?? []);
 		expect(operations.length).toBeGreaterThanOrEqual(6);
 		expect(operations.filter((name) => !action.has(name))).toEqual([]);
+	});
+
+	test("the README's compatibility table names the n8n versions the e2e suites install, 2.x first", () => {
+		const readme = read('README.md');
+		expect(firstColumn(readme, /^## Compatibility$/).filter((name) => name !== 'n8n')).toEqual([DEFAULT_N8N_VERSION, N8N_1X_VERSION]);
+		expect(readme).toContain(`Tested with n8n ${DEFAULT_N8N_VERSION} and n8n ${N8N_1X_VERSION}`);
 	});
 
 	test('a name that is not a parameter is caught (the check can fail)', () => {

@@ -1,8 +1,10 @@
 /**
  * The packed n8n-nodes-booking-requests inside a real n8n, against the sandbox API (in-process):
- * every operation through `n8n execute`, compared with the sandbox's own data; 404 and 401 with
- * their messages; the credential's test request through n8n's REST API; the polling trigger's
- * manual run ("Fetch Test Event").
+ * every operation run as the editor's "Execute workflow" runs it (REST, mode manual), compared with
+ * the sandbox's own data; 404 and 401 with their messages; the credential's test request through
+ * n8n's REST API; the polling trigger's manual run ("Fetch Test Event"). One `n8n start` serves the
+ * file (an `n8n execute` per workflow started n8n 18 times); `n8n execute` itself is run by
+ * runtime.e2e.ts, ai-agent.e2e.ts and editions.e2e.ts.
  */
 import { TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials';
 import { installTarball } from '../../harness/n8n/communityPackage';
@@ -10,7 +12,7 @@ import { makeUserFolder, type ExecutionResult, type WorkflowImport, type Workflo
 import { N8nCli } from '../../harness/n8n/cli';
 import { N8nRest } from '../../harness/n8n/rest';
 import { sortDefaultFirst, sortRequests, sortSessions, startSandbox, type Sandbox, type Workspace } from '../../sandbox';
-import { withN8nServer } from './helpers/server';
+import { startN8n, type N8nServer } from '../../harness/n8n/server';
 import { loadState } from './helpers/state';
 
 const PKG = 'n8n-nodes-booking-requests';
@@ -56,8 +58,8 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 	const state = loadState();
 	let sandbox: Sandbox;
 	let ws: Workspace;
-	let cli: N8nCli;
-	let userFolder: string;
+	let server: N8nServer | undefined;
+	let rest: N8nRest;
 	/** Workflow id -> parameters, filled while the test cases are declared. */
 	const workflows: WorkflowImport[] = [];
 	const results = new Map<string, Promise<ExecutionResult>>();
@@ -72,9 +74,9 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 		});
 		return id;
 	}
-	/** Executes a workflow once (cached: several assertions may look at one run). */
+	/** Executes a workflow once from its Manual Trigger (cached: several assertions may look at one run). */
 	function exec(id: string): Promise<ExecutionResult> {
-		if (!results.has(id)) results.set(id, cli.execute(id));
+		if (!results.has(id)) results.set(id, rest.runFromTrigger(id, 'Start'));
 		return results.get(id)!;
 	}
 	async function okItems(id: string): Promise<Array<Record<string, unknown>>> {
@@ -169,9 +171,9 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 		ws = sandbox.workspace();
 		const other = sandbox.workspace(sandbox.keys.other);
 
-		userFolder = makeUserFolder(state.workDir);
+		const userFolder = makeUserFolder(state.workDir);
 		await installTarball(userFolder, state.pack.tarball);
-		cli = new N8nCli(state.install, userFolder);
+		const cli = new N8nCli(state.install, userFolder);
 		const data = (key: string) => ({ apiKey: key, baseUrl: sandbox.url });
 		await cli.importCredentials([
 			{ ...CRED.demo, type: CRED_TYPE, data: data(sandbox.keys.demo) },
@@ -180,9 +182,13 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 		]);
 		workflows.push(...builders.map((b) => b(ws, other)), TRIGGER_WF);
 		await cli.importWorkflows(workflows);
+		server = await startN8n({ userFolder, install: state.install });
+		rest = new N8nRest(server.url, state.install);
+		await rest.setupOwner();
 	});
 
 	afterAll(async () => {
+		await server?.stop();
 		await sandbox?.close();
 	});
 
@@ -298,7 +304,6 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 		test('Get with an unknown id: 404 with a clear message', async () => {
 			const run = await exec(W.getUnknown);
 			expect(run.ok).toBe(false);
-			expect(run.exitCode).not.toBe(0);
 			expect(String(run.error?.httpCode)).toBe('404');
 			expect(run.error?.message).toBe(`Not found: booking request ${UNKNOWN_UUID} does not exist in this workspace`);
 			expect(run.error?.description).toMatch(/belongs to another workspace/);
@@ -320,14 +325,7 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 		});
 	});
 
-	describe('with n8n start (REST API, as the editor uses it)', () => {
-		let rest: N8nRest;
-
-		withN8nServer(
-			() => ({ userFolder, install: state.install }),
-			(client) => (rest = client),
-		);
-
+	describe('REST API, as the editor uses it', () => {
 		test('n8n loaded both nodes and the credential type', async () => {
 			expect(await rest.nodeTypeNames()).toEqual(expect.arrayContaining([ACTION, TRIGGER]));
 			expect(await rest.credentialTypeNames()).toContain(CRED_TYPE);

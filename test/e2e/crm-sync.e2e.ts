@@ -1,5 +1,5 @@
 /**
- * The CRM sync recipe (examples/sync-requests-to-crm.json) in a real n8n 2.40.7, as
+ * The CRM sync recipe (examples/sync-requests-to-crm.json) in a real n8n 2.x (2.41.1), as
  * an agency runs it: the packed package, the sandbox API in this process, the workflow as shipped
  * except "Watch the Newest (Requests)" = 50 and a poll at a fixed second of every minute.
  *

@@ -24,7 +24,7 @@ import { hashKey, startSandbox, type Sandbox, type Session } from '../../sandbox
 import { createHarness, type Harness, type PollState } from '../../harness/inProcessN8n';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
-import { withN8nServer } from './helpers/server';
+import { startN8n, type N8nServer } from '../../harness/n8n/server';
 import { loadState } from './helpers/state';
 import { pacing429s } from '../support/pacing429';
 
@@ -59,6 +59,9 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 	let cli: N8nCli;
 	let userFolder: string;
 	let examples: Map<string, ExampleWorkflow>;
+	/** One `n8n start` for the runs through the REST API below (started after the imports). */
+	let server: N8nServer | undefined;
+	let rest: N8nRest;
 
 	const example = (file: string): ExampleWorkflow => {
 		const e = examples.get(file);
@@ -84,9 +87,13 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 		await cli.importWorkflows(
 			list.map((e) => (e.file === SEQUENCE_FILE && sequence ? withShortWaits(sequence.workflow, SEQUENCE_WAIT_SECONDS) : e.workflow)),
 		);
+		server = await startN8n({ userFolder, install: state.install });
+		rest = new N8nRest(server.url, state.install);
+		await rest.setupOwner();
 	});
 
 	afterAll(async () => {
+		await server?.stop();
 		await sandbox?.close();
 	});
 
@@ -184,13 +191,7 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 	});
 
 	describe('retarget-abandoned-sessions.json (trigger manual run through the REST API)', () => {
-		let rest: N8nRest;
 		const run = () => rest.runFromTrigger(example('retarget-abandoned-sessions.json').workflow.id, RETARGET.trigger);
-
-		withN8nServer(
-			() => ({ userFolder, install: state.install }),
-			(client) => (rest = client),
-		);
 
 		test('seeded data: up to 3 samples, abandoned sessions with an e-mail, each gets a reminder from the flat fields', async () => {
 			const r = ok(await run(), 'retarget (seeded)');
@@ -236,13 +237,6 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 	});
 
 	describe('retarget-reminder-sequence.json (three reminders, "booked since?" before the second and the third)', () => {
-		let rest: N8nRest;
-
-		withN8nServer(
-			() => ({ userFolder, install: state.install }),
-			(client) => (rest = client),
-		);
-
 		let runEnded = false;
 		/** Resolves once the sandbox has answered `count` requests of the second key on `path` since log index `from`. */
 		async function answered(from: number, path: string, count: number): Promise<void> {

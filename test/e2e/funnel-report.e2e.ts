@@ -1,5 +1,5 @@
 /**
- * The weekly funnel report (examples/funnel-report.json) in a real n8n 2.40.7, as an agency runs it:
+ * The weekly funnel report (examples/funnel-report.json) in a real n8n 2.x (2.41.1), as an agency runs it:
  * the packed package, the sandbox API in this process at its real 1 request/s, the workflow as
  * shipped, run from its Schedule Trigger through the REST API (the editor's Execute workflow).
  *

@@ -1,7 +1,7 @@
 /**
  * e2e global setup: makes sure the cached n8n (and its Node) exist (a cold install takes minutes;
  * later runs reuse the cache in seconds), then builds and packs this repository into a scratch dir.
- * E2E_N8N_VERSION picks the n8n: unset = 2.40.7 (Node 24), `1.x` or `1.123.81` = the last 1.x line
+ * E2E_N8N_VERSION picks the n8n: unset = 2.41.1 (Node 24), `1.x` or `1.123.81` = the last 1.x line
  * (the machine's Node 20, legacy expression engine), or any exact version (see runtime.ts).
  * E2E_SKIP_BUILD=1 packs the existing dist/ without `npm run build`.
  * Also the global setup of the editor browser test and of queue mode (jest.config.js: projects e2e, ui, e2e-queue).

@@ -1,11 +1,11 @@
 /**
- * A lost save in a real n8n 2.40.7 (regular mode, SQLite): n8n holds an older static data of the
+ * A lost save in a real n8n 2.x (2.41.1; regular mode, SQLite): n8n holds an older static data of the
  * trigger than the one this n8n process wrote last, and loads it again while the process still keeps
  * the decoded memory of the newer state (poll/memory.ts). The next poll must start from the older
  * state: deliver again what happened since it (at least once, with the same `event_id`s), skip nothing,
  * and go on from there.
  *
- * How n8n 2.40.7 hands a polling trigger its static data (n8n's dist/, the files named): Publish and
+ * How n8n 2.x (2.40.7, 2.41.1) hands a polling trigger its static data (n8n's dist/, the files named): Publish and
  * Unpublish (`POST /rest/workflows/:id/activate`, `/deactivate`: workflows/workflow.service.js) only
  * record the change in the publication outbox (the default, N8N_USE_WORKFLOW_PUBLICATION_SERVICE); the
  * outbox consumer applies it (workflows/publication/workflow-publication-outbox-consumer.js,

@@ -106,7 +106,7 @@ const BANNER: BannerInput = {
 test('the banner: the editor, a link to each workflow and where they are in n8n, what to click, the log, the sandbox page', () => {
 	const banner = demoBanner(BANNER);
 	expect(banner).toContain('n8n editor:      http://localhost:5678');
-	// n8n 2.40.7 at 1440x900: the sidebar shows icons without names
+	// n8n 2.x (2.40.7, 2.41.1) at 1440x900: the sidebar shows icons without names
 	expect(OVERVIEW).toBe('Overview (the house icon in the left sidebar)');
 	expect(banner).toContain(`${OVERVIEW} → Workflows`);
 	for (const workflow of EXAMPLES) expect(banner).toContain(`${workflow.name}: http://localhost:5678/workflow/${workflow.id}`);

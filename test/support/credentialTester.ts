@@ -1,6 +1,7 @@
 /**
- * The credential's Test button as n8n runs a declarative `test` (n8n 2.40.7,
- * packages/cli/src/services/credentials-tester.service.ts `runRequestTest`): the test request becomes
+ * The credential's Test button as n8n runs a declarative `test` (n8n 2.40.7 and 2.41.1,
+ * packages/cli/src/services/credentials-tester.service.ts `runRequestTest`; 2.41.1 also answers the
+ * node's getDecrypted with the data under test, as the harness's credentials helper here does): the test request becomes
  * the routing of a throw-away node, run by n8n-core's own RoutingNode in a real ExecuteContext with the
  * credential's `authenticate` applied; then the same verdict: a `responseCode` rule for an HTTP error,
  * the error's `cause.code` for a network failure, `responseSuccessBody` rules on the body, else OK.

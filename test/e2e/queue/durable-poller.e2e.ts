@@ -2,7 +2,7 @@
  * n8n's durable poll scheduler in queue mode (scenario 5): main started with
  *   N8N_SCHEDULER_ENABLED=true N8N_SCHEDULER_POLL_TRIGGERS_ENABLED=true
  *   N8N_USE_WORKFLOW_PUBLICATION_SERVICE=true N8N_POLLER_DURABLE_CURSORS_ENABLED=true
- * (n8n 2.40.7: @n8n/config scheduler.config.js and workflows.config.js; durable cursors need all three
+ * (n8n 2.40.7 and 2.41.1: @n8n/config scheduler.config.js and workflows.config.js; durable cursors need all three
  * others, poll-cursor.service.js warns and stays off otherwise). Polls are then scheduler tasks
  * (`scheduled_task` rows, one per occurrence, in PostgreSQL), a poll gets `getPollBudgetMs()` and is
  * abandoned after N8N_SCHEDULER_POLL_TIMEOUT (45 s), and the trigger's static data is n8n's poller

@@ -1,5 +1,5 @@
 /**
- * n8n queue mode for real (scenarios 1-4): PostgreSQL, Redis, n8n 2.40.7 main + 2 workers
+ * n8n queue mode for real (scenarios 1-4): PostgreSQL, Redis, n8n 2.x (2.41.1) main + 2 workers
  * (`--concurrency 5`), the packed package in every process, the sandbox API with its real limit of 1
  * request per second per key. Every scenario asserts on the sandbox's own request log.
  *
@@ -452,7 +452,7 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 			expect(recordOf(record.id)?.status).toBe('success');
 			expect(completeCalls([call], expected)).toHaveLength(1);
 		}
-		// n8n 2.40.7 (Bull with maxStalledCount 0): main, waiting for the job, records the dead worker's
+		// n8n 2.x (Bull with maxStalledCount 0): main, waiting for the job, records the dead worker's
 		// executions as failed with its "stalled" error (status `crashed` is what its queue recovery
 		// sets for executions no main waits for any more, e.g. after a restart of main)
 		for (const id of dead) {

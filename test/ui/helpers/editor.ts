@@ -4,7 +4,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 
-/** n8n 2.40.7's ParameterInput commits a typed text value this long after the last keystroke. */
+/** n8n 2.x's ParameterInput commits a typed text value this long after the last keystroke. */
 export const CREDENTIAL_INPUT_DEBOUNCE_MS = 200;
 
 export const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;

@@ -1,5 +1,5 @@
 /**
- * n8n 2.40.7's durable poll scheduler, as the queue e2e files use it: the environment that turns it on,
+ * n8n 2.x's durable poll scheduler, as the queue e2e files use it: the environment that turns it on,
  * the budget it gives a poll, its record of each poll occurrence (`scheduled_task`), and the items the
  * trigger's executions emitted.
  */
@@ -13,7 +13,7 @@ export const DURABLE_SCHEDULER = {
 	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
 	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
 };
-/** n8n 2.40.7 defaults: N8N_SCHEDULER_POLL_TIMEOUT 45 s, N8N_SCHEDULER_LEASE_DURATION 60 s. */
+/** n8n 2.x defaults (2.40.7 and 2.41.1): N8N_SCHEDULER_POLL_TIMEOUT 45 s, N8N_SCHEDULER_LEASE_DURATION 60 s. */
 export const POLL_TIMEOUT_MS = 45_000;
 const LEASE_MS = 60_000;
 

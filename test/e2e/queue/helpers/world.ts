@@ -1,6 +1,6 @@
 /**
  * One queue-mode world per test file: a throw-away PostgreSQL cluster, a redis-server, the sandbox API
- * (in this process, real 1 request/s limit) and n8n 2.40.7 in queue mode (main + 2 workers,
+ * (in this process, real 1 request/s limit) and n8n 2.x (2.41.1) in queue mode (main + 2 workers,
  * `--concurrency 5`) with the packed package in every process's user folder. Credentials and
  * workflows are imported and published before main starts. Everything is stopped after the file, and
  * what a crashed earlier run left running is ended first (harness/services/leftovers.ts).
@@ -49,7 +49,7 @@ export function withQueueWorld(setup: QueueWorldSetup): QueueWorld {
 		const swept = sweepLeftovers();
 		if (swept.length > 0) world.log(`ended what an earlier run left running: ${swept.join(', ')}`);
 		world.state = loadState();
-		if (!world.state.install.version.startsWith('2.')) throw new Error(`queue mode is tested with n8n 2.40.7, not ${world.state.install.version} (unset E2E_N8N_VERSION)`);
+		if (!world.state.install.version.startsWith('2.')) throw new Error(`queue mode is tested with n8n 2.x (2.41.1), not ${world.state.install.version} (unset E2E_N8N_VERSION)`);
 		// Queue mode runs the queue edition (the one with the Redis-shared limiter).
 		const pack = world.state.queuePack;
 		if (!('tarball' in pack)) throw new Error(`the queue edition could not be built/packed:\n${pack.error}`);
