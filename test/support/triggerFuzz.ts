@@ -31,9 +31,18 @@ export function fuzzParams(
   const fuzzSeed = envOverride("FUZZ_SEED");
   const total = runs ? Number(runs) : DEFAULT_TOTAL;
   const numRuns = Math.max(1, Math.round(total * share));
-  if (fuzzSeed) return { numRuns, seed: Number(fuzzSeed) + seed };
-  return runs ? { numRuns } : { numRuns, seed };
+  // @fast-check/jest stops a property at the test's timeout and passes it quietly with the cases it
+  // ran: a property cut short fails instead (PROPERTY_TIMEOUT_MS gives a long run the time it needs).
+  const always = { numRuns, markInterruptAsFailure: true };
+  if (fuzzSeed) return { ...always, seed: Number(fuzzSeed) + seed };
+  return runs ? always : { ...always, seed };
 }
+
+/**
+ * Each property's time (jest.setTimeout in its file): 10 minutes in `npm test` (a few seconds
+ * needed), 60 with FUZZ_RUNS (`npm run test:fuzz` beside CI's e2e suites, at the lowest priority).
+ */
+export const PROPERTY_TIMEOUT_MS = envOverride("FUZZ_RUNS") ? 3_600_000 : 600_000;
 
 /** The properties' groups of rules: every rule of the oracle is in one. */
 export const GROUPS = {

@@ -11,7 +11,8 @@ import { customerCodes, RemindedMemory } from '../state/customers';
 import { DAY_MS, SEEN_RETENTION_DAYS, SeenMemory } from '../state/seen';
 import type { EventBase } from '../model/event';
 import type { CustomerAdds, CustomerMemories } from '../state/decoded';
-import { BookedMemory, bookingsRead } from './skipBooked';
+import type { BookingsOfPoll } from './skipBooked';
+import { BookedMemory, bookingsOfPoll } from './skipBooked';
 import type { PageObservation } from '../model/pages';
 import { readBounds, requestsRead } from '../model/pages';
 import type { SettingsOf } from '../model/settings';
@@ -103,23 +104,15 @@ export class DecisionMemory {
 	}
 }
 
-/** The bookings this poll read: by id, and (worked out when first asked) per customer key code the newest `created_at` up to its now. */
-export interface BookingsInPoll {
-	readonly newest: ReadonlyMap<string, number>;
+/** The bookings this poll read: by id, and per customer key code their newest `created_at` (skipBooked.ts). */
+export interface BookingsInPoll extends BookingsOfPoll {
 	byId: Map<string, BookingRequest>;
 }
 
 function bookingsInPoll(pages: PageObservation[], now: number, identity: (codes: string[]) => string[]): BookingsInPoll {
 	const byId = new Map<string, BookingRequest>();
 	for (const request of requestsRead<BookingRequest>(pages)) byId.set(request.id, request);
-	let newest: Map<string, number> | undefined;
-	return {
-		byId,
-		// A hash per e-mail and phone: only in a poll that judges a draft (a quiet poll judges none).
-		get newest() {
-			return (newest ??= bookingsRead(pages, now, identity));
-		},
-	};
+	return { byId, ...bookingsOfPoll(pages, now, identity) };
 }
 
 /** What every judge of one poll shares. */

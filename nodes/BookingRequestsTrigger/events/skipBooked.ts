@@ -64,15 +64,17 @@ export function skipsBooked(settings: SkipBookedSettings & { events: Readonly<Re
 /** What the rule reads of a poll's judging: the customers' memory as its decisions see it, and the bookings this poll read. */
 interface Judging {
 	memory: { newestBooking(codes: string[]): number | undefined; book(codes: string[], at: number): void; identity(codes: string[]): string[] };
-	/** Per customer key code, the newest `created_at` of the bookings this poll read, up to its now. */
-	bookings: { readonly newest: ReadonlyMap<string, number> };
+	/** The bookings this poll read (`bookingsOfPoll`). */
+	bookings: BookingsOfPoll;
 }
 
 /** Whether the customer of a draft (its identifying codes) booked since starting it. */
 export function bookedSinceDraft(session: BookingSession, codes: string[], judging: Judging, eventTime: number): boolean {
 	if (codes.length === 0) return false;
 	const since = timestampMs(session.created_at) ?? eventTime;
-	return (judging.memory.newestBooking(codes) ?? -Infinity) >= since || codes.some((code) => (judging.bookings.newest.get(code) ?? -Infinity) >= since);
+	if ((judging.memory.newestBooking(codes) ?? -Infinity) >= since) return true;
+	const newest = judging.bookings.newestSince(since);
+	return codes.some((code) => (newest.get(code) ?? -Infinity) >= since);
 }
 
 /** A booking request the request window passes, remembered for its customer (what the decision adds). */
@@ -83,21 +85,40 @@ export function bookingOf(request: BookingRequest, createdAt: number, judging: J
 	return { codes, at: createdAt };
 }
 
-/** The bookings a poll read, up to its now: per identifying customer key code, the newest `created_at`. */
-export function bookingsRead(pages: PageObservation[], now: number, identity: (codes: string[]) => string[]): Map<string, number> {
+/** The bookings a poll read, up to its now: per identifying customer key code, the newest `created_at`, at or after `since` (and more). */
+export interface BookingsOfPoll {
+	newestSince(since: number): ReadonlyMap<string, number>;
+}
+
+/**
+ * The bookings a poll read, newest first, their customers' codes worked out only as far back as asked:
+ * a code costs a hash per e-mail and phone, and a poll reads up to 1,000 requests going back days while a
+ * judged draft asks about the hours since it started.
+ */
+export function bookingsOfPoll(pages: PageObservation[], now: number, identity: (codes: string[]) => string[]): BookingsOfPoll {
+	const newestFirst = requestsRead<BookingRequest>(pages)
+		.flatMap((request) => {
+			const at = sortTime('requests', request);
+			return at !== null && at <= now ? [{ request, at }] : [];
+		})
+		.sort((a, b) => b.at - a.at);
 	const newest = new Map<string, number>();
-	for (const request of requestsRead<BookingRequest>(pages)) {
-		const at = sortTime('requests', request);
-		if (at === null || at > now) continue;
-		for (const code of identity(customerCodes({ email: request.email, phone: request.phone }))) if ((newest.get(code) ?? -Infinity) < at) newest.set(code, at);
-	}
-	return newest;
+	let filled = 0;
+	return {
+		newestSince(since) {
+			for (; filled < newestFirst.length && newestFirst[filled].at >= since; filled++) {
+				const { request, at } = newestFirst[filled];
+				for (const code of identity(customerCodes({ email: request.email, phone: request.phone }))) if (!newest.has(code)) newest.set(code, at);
+			}
+			return newest;
+		},
+	};
 }
 
 /** What the first poll remembers: the bookings it read, when the rule applies. */
 export function bookedAtStart(pages: PageObservation[], settings: Parameters<typeof skipsBooked>[0], now: number, identity: (codes: string[]) => string[]): BookedMemory {
 	const booked = new BookedMemory();
-	if (skipsBooked(settings)) for (const [code, at] of bookingsRead(pages, now, identity)) booked.add([code], at);
+	if (skipsBooked(settings)) for (const [code, at] of bookingsOfPoll(pages, now, identity).newestSince(-Infinity)) booked.add([code], at);
 	booked.prune(now);
 	return booked;
 }

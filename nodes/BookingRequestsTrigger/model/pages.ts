@@ -9,7 +9,6 @@
  * would skip, so the trigger never relies on it.
  */
 import { timestampMs } from '../../shared/utils';
-import { boundedMemo } from './memo';
 
 export type ListName = 'sessions' | 'requests';
 
@@ -35,17 +34,10 @@ export interface PageObservation {
 	seq: number;
 }
 
-/**
- * A timestamp string parsed, remembered: a poll places each row several times (windows, read bounds,
- * customers, Request Updated) and the next poll reads most of the same rows again; Date.parse costs
- * about as much as the rest of placing a row.
- */
-const parsedTimestamp = boundedMemo((text: string) => timestampMs(text), 20_000);
-
 /** Position of an item in its list's order; null when the order does not place it (null timestamp). */
 export function sortTime(list: ListName, item: ListItem): number | null {
 	const value = list === 'sessions' ? item.updated_at : item.created_at;
-	return typeof value === 'string' ? parsedTimestamp(value) : timestampMs(value);
+	return timestampMs(value);
 }
 
 /** A run: pages of one list read consecutively downward (each the next page of the one read before it). */
@@ -65,19 +57,13 @@ export function runsOf(pages: PageObservation[], list: ListName): Run[] {
 	return runs;
 }
 
-/** Each page's top time, once: a page read is never changed, and a poll asks for its bounds from several places. */
-const topTimes = new WeakMap<PageObservation, number | null>();
-
 /** Highest sort time on a page (null when no item on it has one). */
 export function topTime(page: PageObservation): number | null {
-	const known = topTimes.get(page);
-	if (known !== undefined) return known;
 	let top: number | null = null;
 	for (const item of page.items) {
 		const at = sortTime(page.list, item);
 		if (at !== null && (top === null || at > top)) top = at;
 	}
-	topTimes.set(page, top);
 	return top;
 }
 

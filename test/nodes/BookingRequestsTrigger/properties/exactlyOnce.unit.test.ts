@@ -9,9 +9,9 @@
 import { test } from '@fast-check/jest';
 
 import { programArb } from '../../../support/triggerArbitraries';
-import { expectNoViolations, fuzzParams, GROUPS } from '../../../support/triggerFuzz';
+import { expectNoViolations, fuzzParams, GROUPS, PROPERTY_TIMEOUT_MS } from '../../../support/triggerFuzz';
 
-jest.setTimeout(600_000);
+jest.setTimeout(PROPERTY_TIMEOUT_MS);
 
 describe('exactly once', () => {
 	test.prop([programArb()], fuzzParams(0.2, 101))('any program, any options: once per state, none missing after quiet polls', async (program) => {

@@ -27,10 +27,10 @@ import { forgetKeptMemories, keepRowsForTests } from '../../../../nodes/BookingR
 import type { BookingSession } from '../../../../nodes/shared/types';
 import type { LogEntry } from '../../../support/triggerWorld';
 import { makeSettings, MIN, resetCustomers, resetIds, Runner, World } from '../../../support/triggerWorld';
-import { fuzzParams } from '../../../support/triggerFuzz';
+import { fuzzParams, PROPERTY_TIMEOUT_MS } from '../../../support/triggerFuzz';
 import { printFigures } from '../../../support/figures';
 
-jest.setTimeout(600_000);
+jest.setTimeout(PROPERTY_TIMEOUT_MS);
 
 interface Touch {
 	/** A draft of the backlog (its index, modulo). */
@@ -92,7 +92,7 @@ let runs = 0;
 
 /** Case counts and seeds as the other properties' (test/support/triggerFuzz.ts): a twentieth of the total. */
 const { numRuns, seed } = fuzzParams(0.05, 501);
-const PARAMS: fc.Parameters<[HeldProgram]> = { numRuns, ...(seed !== undefined ? { seed } : {}) };
+const PARAMS: fc.Parameters<[HeldProgram]> = { numRuns, markInterruptAsFailure: true, ...(seed !== undefined ? { seed } : {}) };
 
 /** `count` bookings through new drafts, 100 ms apart. */
 function bookings(world: World, count: number): void {

@@ -17,11 +17,11 @@ import { test } from '@fast-check/jest';
 
 import type { DiffProgram } from '../../../support/triggerDiff';
 import { diffProgramArb, runBoth } from '../../../support/triggerDiff';
-import { fuzzParams } from '../../../support/triggerFuzz';
+import { fuzzParams, PROPERTY_TIMEOUT_MS } from '../../../support/triggerFuzz';
 import { keepRowsForTests } from '../../../../nodes/BookingRequestsTrigger/poll/memory';
 import { printFigures } from '../../../support/figures';
 
-jest.setTimeout(600_000);
+jest.setTimeout(PROPERTY_TIMEOUT_MS);
 
 const seen = { programs: 0, polls: 0, kept: 0, restart: 0, fetch: 0, settings: 0, rollback: 0, lostSave: 0 };
 

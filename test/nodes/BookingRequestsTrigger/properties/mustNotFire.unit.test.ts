@@ -10,9 +10,9 @@
 import { test } from '@fast-check/jest';
 
 import { programArb } from '../../../support/triggerArbitraries';
-import { expectNoViolations, fuzzParams, GROUPS } from '../../../support/triggerFuzz';
+import { expectNoViolations, fuzzParams, GROUPS, PROPERTY_TIMEOUT_MS } from '../../../support/triggerFuzz';
 
-jest.setTimeout(600_000);
+jest.setTimeout(PROPERTY_TIMEOUT_MS);
 
 describe('nothing fires that must not', () => {
 	test.prop([programArb()], fuzzParams(0.2, 201))('any program, any options', async (program) => {

@@ -8,9 +8,9 @@
 import { test } from '@fast-check/jest';
 
 import { programArb } from '../../../support/triggerArbitraries';
-import { expectNoViolations, fuzzParams, GROUPS } from '../../../support/triggerFuzz';
+import { expectNoViolations, fuzzParams, GROUPS, PROPERTY_TIMEOUT_MS } from '../../../support/triggerFuzz';
 
-jest.setTimeout(600_000);
+jest.setTimeout(PROPERTY_TIMEOUT_MS);
 
 describe('event payloads', () => {
 	test.prop([programArb()], fuzzParams(0.12, 301))('any program, any options', async (program) => {
