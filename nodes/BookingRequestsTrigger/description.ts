@@ -17,7 +17,6 @@ export const TRIGGER_SUBTITLE = `={{ [${EVENT_KINDS.map(
 	(kind) => `$parameter["events"].includes("${kind.value}") ? "${kind.words.subtitle.replace(/\{(\w+)\}/g, '" + $parameter["$1"] + "')}" : ""`,
 ).join(', ')}].filter(Boolean).join(", ") }}`;
 
-
 /** "a, b, or c", each phrase without the words it shares with the one before ("a customer …"). */
 function listed(parts: string[], last: 'or' | 'and'): string {
 	const words = parts.map((part) => part.split(' '));

@@ -189,7 +189,7 @@ describe('trigger: answers that break the contract', () => {
 		}
 	});
 
-	// The trigger reads epoch-ms timestamps as times (state.ts timeOf), so the events still come.
+	// The trigger reads epoch-ms timestamps as times (shared/utils.ts timestampMs), so the events still come.
 	test('wrongTypes (created_at as epoch ms): the new requests are reported, not silently dropped', async () => {
 		const run = new TriggerRun(harness, sandbox, { events: ['requestCreated'] });
 		await run.poll();

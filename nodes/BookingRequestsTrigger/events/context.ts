@@ -40,15 +40,10 @@ export function emptyCustomers(): CustomerMemories {
 	return { seen: new SeenMemory(), booked: new BookedMemory(), reminded: new RemindedMemory(), shared: new SeenMemory() };
 }
 
-/** The customer key codes of a booking request. */
-export function requestCodes(request: BookingRequest): string[] {
-	return customerCodes({ email: request.email, phone: request.phone });
-}
-
 /** The customer key codes of a session: its draft's contact, plus its booking request's when known. */
 export function sessionCodes(session: BookingSession, request: BookingRequest | undefined): string[] {
 	const codes = new Set(customerCodes(draftContact(session)));
-	if (request) for (const code of requestCodes(request)) codes.add(code);
+	if (request) for (const code of customerCodes(request)) codes.add(code);
 	return [...codes];
 }
 

@@ -34,22 +34,11 @@ export interface AbandonedSettings extends SkipBookedSettings {
 	fireAgainIfReabandoned: boolean;
 	/** "Remind a Customer At Most Once Every (Days)", in ms: 0 or absent = off. */
 	customerCooldownMs?: number;
-	/**
-	 * "Only Sessions With an E-Mail": an idle session without an e-mail is no Session Abandoned, so it
-	 * is no reminder either (no cooldown starts, a later completion is no recovery from it).
-	 */
+	/** "Only Sessions With an E-Mail" (`leftOutWithoutEmail`). */
 	onlyWithEmail?: boolean;
 }
 
 type Settings = SettingsOf<AbandonedSettings>;
-
-/**
- * Customers reported abandoned are remembered whenever Session Abandoned is on, read or not (by the
- * cooldown, by `recovered`): adding Session Completed or the cooldown later then knows who was reminded.
- */
-function keepsReminded(settings: Settings): boolean {
-	return settings.events.sessionAbandoned === true;
-}
 
 /** Sessions seen abandoned are remembered whenever a session event is on (once per session, `recovered`). */
 function keepsSeen(settings: Settings): boolean {
@@ -101,8 +90,10 @@ function judge(candidate: Candidate, context: JudgeContext<AbandonedSettings>): 
 	// Not reported, so not seen: judged again if it is abandoned again.
 	const skipped = skipReason(session, codes, candidate, context);
 	if (skipped) return { candidate, skipped };
+	// Every customer reported is remembered, whether the cooldown or `recovered` reads it or not: adding
+	// Session Completed or the cooldown later then knows who was reminded.
 	const reminder: Reminder | undefined =
-		keepsReminded(settings) && codes.length > 0 ? { codes: codes.slice(0, 2), sessionId: id, activity: candidate.time, at: candidate.at } : undefined;
+		codes.length > 0 ? { codes: codes.slice(0, 2), sessionId: id, activity: candidate.time, at: candidate.at } : undefined;
 	if (reminder) memory.remind(reminder);
 	return {
 		candidate,

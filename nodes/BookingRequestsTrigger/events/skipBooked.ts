@@ -79,7 +79,7 @@ export function bookedSinceDraft(session: BookingSession, codes: string[], judgi
 
 /** A booking request the request window passes, remembered for its customer (what the decision adds). */
 export function bookingOf(request: BookingRequest, createdAt: number, judging: Judging): { codes: string[]; at: number } | undefined {
-	const codes = judging.memory.identity(customerCodes({ email: request.email, phone: request.phone }));
+	const codes = judging.memory.identity(customerCodes(request));
 	if (codes.length === 0) return undefined;
 	judging.memory.book(codes, createdAt);
 	return { codes, at: createdAt };
@@ -108,7 +108,7 @@ export function bookingsOfPoll(pages: PageObservation[], now: number, identity: 
 		newestSince(since) {
 			for (; filled < newestFirst.length && newestFirst[filled].at >= since; filled++) {
 				const { request, at } = newestFirst[filled];
-				for (const code of identity(customerCodes({ email: request.email, phone: request.phone }))) if (!newest.has(code)) newest.set(code, at);
+				for (const code of identity(customerCodes(request))) if (!newest.has(code)) newest.set(code, at);
 			}
 			return newest;
 		},

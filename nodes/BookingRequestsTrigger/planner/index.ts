@@ -1,6 +1,6 @@
 /**
  * Which page to read next: a pure planner, driven page by page by the I/O loop (poll/engine.ts) or by the
- * in-memory list model of the tests. It never decides what is true — model/windows.ts proves that from the
+ * in-memory list model of the tests. It never decides what is true — windows/coverage.ts proves that from the
  * runs actually read — it only makes the reading cheap and fits it into the poll budget:
  *
  * 1. Page 1 of each list (the top windows start there; it also gives `total` and the server's time).
@@ -13,31 +13,26 @@
  * 3. The pages the poll can still afford are shared (shares.ts): first every window's step of progress
  *    (no window emits past the one furthest behind), then the rest by need. A window that does not fit
  *    is read from its oldest part: from the page holding its floor, the affordable number of pages
- *    upward, then downward from there (model/windows.ts says why that is exact).
+ *    upward, then downward from there (windows/coverage.ts says why that is exact).
  */
 import { listsFor, watchedRange, windowOffsets } from '../events';
 import type { Rotation } from '../events/watched';
 import { readRotation } from '../events/watched';
 import type { TriggerMemory } from '../state/decoded';
-import type { ListName, PageObservation } from '../model/pages';
-import { pollNow } from '../model/pages';
+import type { ListName, PageObservation, PageRequest, Plan } from '../model/pages';
+import { pageOf, pollNow } from '../model/pages';
 import type { TriggerSettings } from '../events';
 import { KeySet } from '../state/keySet';
 import { WINDOW_KINDS } from '../windows';
 import { locatedBelow } from '../windows/advance';
 import type { Window } from '../windows/window';
 import { outcomesOf, windowsOf } from '../rules/evaluate';
-import type { PageRequest } from './listView';
-import { ListView, pageOf } from './listView';
-import { evenShares, guessesStart, pagesToReach, densityOf, reach, shareBudget as shareBudgetOf } from './shares';
-import type { Plan } from './search';
+import { ListView } from './listView';
+import { evenShares, guessesStart, pagesToReach, densityOf, reach, shareBudget } from './shares';
 import { locate, locateStart, stopAtPageStart } from './search';
 import type { Target } from './targets';
 import { covered, reachedBy, runStopped, stopOf } from './targets';
 import { targetsOf } from './jointRuns';
-
-export type { PageRequest } from './listView';
-export { shareBudget } from './shares';
 
 export interface PlanInput {
 	previous: TriggerMemory | undefined;
@@ -184,7 +179,7 @@ export class Planner {
 			const needs = open.map((target) => this.need(target));
 			const minimum = mins.reduce((sum, pages) => sum + pages, 0);
 			// Each target's step first; what is left is shared by what each needs beyond it.
-			const extra = shareExtra(needs, mins, left - minimum);
+			const extra = shareBudget(needs.map((pages, i) => Math.max(0, pages - mins[i])), Math.max(0, left - minimum));
 			const target = open.shift() as Target;
 			const evenShare = this.evenShareUpTo(target, even?.get(target), reached, open.length === 0);
 			if (evenShare === 0 && deferring && reached !== Infinity) {
@@ -327,7 +322,3 @@ export class Planner {
 	}
 }
 
-/** What is left after every target's step, shared by what each needs beyond it. */
-function shareExtra(needs: number[], mins: number[], left: number): number[] {
-	return shareBudgetOf(needs.map((pages, i) => Math.max(0, pages - mins[i])), Math.max(0, left));
-}

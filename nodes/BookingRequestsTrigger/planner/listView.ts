@@ -5,9 +5,6 @@
 import type { TriggerMemory } from '../state/decoded';
 import type { ListName, PageObservation, Run } from '../model/pages';
 import { pageOf, runsOf } from '../model/pages';
-
-export type { PageRequest } from '../model/pages';
-export { pageOf } from '../model/pages';
 import type { Window } from '../windows/window';
 
 export interface ListShape {

@@ -7,8 +7,6 @@ import type { ListItem, ListName, PageObservation, Plan, ReadGate } from '../mod
 import { sortTime, topTime } from '../model/pages';
 import type { ListView } from './listView';
 
-export type { Plan, ReadGate } from '../model/pages';
-
 export type StopTest = (time: number, item: ListItem) => boolean;
 
 /** A search of one list: what the poll read of it, and the gate that asks for more. */

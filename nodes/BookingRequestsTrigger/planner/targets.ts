@@ -18,7 +18,7 @@ export interface Target {
 	top?: Window;
 }
 
-/** The stop of a window as a search tests it (model/windows.ts `isStop`). */
+/** The stop of a window as a search tests it (windows/coverage.ts `isStop`). */
 export function stopOf(window: Window): StopTest {
 	return (time, item) => isStop(window, time, item);
 }

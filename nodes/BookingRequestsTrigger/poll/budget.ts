@@ -60,10 +60,6 @@ export class CallBudget implements Budget {
 		this.answers.push(this.clock());
 	}
 
-	get calls(): number {
-		return this.answers.length;
-	}
-
 	get perCallMs(): number {
 		const n = this.answers.length;
 		if (n < 2) return MIN_GAP_MS + SAFETY_MARGIN_MS;

@@ -5,7 +5,7 @@
  * changes once it succeeded (poll/memory.ts).
  */
 import type { BookingSession } from '../../shared/types';
-import type { TriggerEvent, TriggerSettings } from '../events';
+import type { TriggerSettings } from '../events';
 import type { PageObservation } from '../model/pages';
 import { pollNow } from '../model/pages';
 import { Planner } from '../planner';
@@ -26,12 +26,9 @@ export interface PollOptions {
 }
 
 export interface PollResult extends Omit<PollOutcome, 'changes'> {
-	events: TriggerEvent[];
 	/** What the poll changes in the memory; undefined when nothing could be read (the memory stays as it is). */
 	changes: MemoryChanges | undefined;
 	now: number;
-	/** Not everything could be read or emitted within the budget: the next poll goes on. */
-	cut: boolean;
 	calls: PollCalls;
 }
 

@@ -15,12 +15,9 @@ import { isDeadlineReached } from '../../shared/transport/deadline';
 import type { ApiContext } from '../../shared/transport/request';
 import { apiRequest, resolveTarget } from '../../shared/transport/request';
 import { isRecord } from '../../shared/utils';
-
-export const FORM_NAMES_TTL_MS = 60 * 60_000;
-
 import type { FormNames } from '../output/itemFields';
 
-export type { FormNames } from '../output/itemFields';
+export const FORM_NAMES_TTL_MS = 60 * 60_000;
 
 interface Entry {
 	readAt: number;

@@ -22,8 +22,6 @@ export interface PageSource {
 	fetchRequest(id: string): Promise<BookingRequest | null | undefined>;
 }
 
-const PATHS: Record<ListName, string> = { sessions: API_PATHS.sessions, requests: API_PATHS.requests };
-
 /**
  * Get request, for completed sessions. A request that no longer exists (404) gives null so one
  * missing request does not block the trigger; any other failure fails the poll (and nothing advances,
@@ -54,11 +52,11 @@ export function apiSource(ctx: IPollFunctions, formId: string | undefined, optio
 	const runs: Record<ListName, { page: number; ids: Set<string> } | undefined> = { sessions: undefined, requests: undefined };
 	return {
 		readPage: async (list, page) => {
-			const read = await readPage<ListItem>(ctx, PATHS[list], { qs: query[list], page, perPage: MAX_PER_PAGE, deadline }).catch(undefinedPastDeadline(ctx));
+			const read = await readPage<ListItem>(ctx, API_PATHS[list], { qs: query[list], page, perPage: MAX_PER_PAGE, deadline }).catch(undefinedPastDeadline(ctx));
 			if (!read) return undefined;
 			const run = runs[list]?.page === page - 1 ? runs[list] : undefined;
 			if (run && read.items.length > 0 && read.items.every((item) => run.ids.has(item.id))) {
-				throw await malformed(ctx, undefined, repeatedPageProblem(PATHS[list], page));
+				throw await malformed(ctx, undefined, repeatedPageProblem(API_PATHS[list], page));
 			}
 			const ids = run?.ids ?? new Set<string>();
 			for (const item of read.items) ids.add(item.id);

@@ -18,9 +18,9 @@ import { toItems } from './items';
 import type { PageSource } from './source';
 
 /** Reads page 1 of the lists the selected events read: items and the server's time. */
-export async function readFirstPages(source: PageSource, settings: TriggerSettings, previousSkewMs?: number): Promise<FirstPages> {
+export async function readFirstPages(source: PageSource, settings: TriggerSettings): Promise<FirstPages> {
 	const lists = listsFor(settings);
-	const clock = new PollClock(previousSkewMs);
+	const clock = new PollClock(undefined);
 	const out: FirstPages = { now: 0 };
 	const pages: PageObservation[] = [];
 	for (const list of ['requests', 'sessions'] as const) {

@@ -13,7 +13,7 @@ import type { CustomerMemories, TriggerMemory } from '../state/decoded';
 import { SeenMemory } from '../state/seen';
 import { WINDOW_KINDS } from '../windows';
 import type { WindowMemory } from '../windows/window';
-import { firstSessionsPage } from './next';
+import { nextCheckpoints } from './next';
 
 /** The customers' memory of a baseline: the bookings it read count for drafts already open (skipBooked.ts). */
 function baselineCustomers(pages: PageObservation[], settings: TriggerSettings, now: number): CustomerMemories {
@@ -35,9 +35,8 @@ export function baselineMemory(input: { pages: PageObservation[]; settings: Trig
 	const events = Object.fromEntries(selectedKinds(settings).flatMap((kind) => (kind.memory ? [[kind.memory.slot, kind.memory.decode(undefined)]] : [])));
 	const memory: TriggerMemory = { label: { fingerprint: settings.fingerprint }, since: now, polledAt: now, skewMs: input.skewMs ?? 0, windows, events };
 	if (lists.sessions) {
-		const first = firstSessionsPage(pages);
 		memory.sessions = {
-			checkpoints: first?.total !== undefined ? [[first.serverDate ?? now, first.total]] : [],
+			checkpoints: nextCheckpoints([], pages, now),
 			customers: baselineCustomers(pages, settings, now),
 		};
 	}

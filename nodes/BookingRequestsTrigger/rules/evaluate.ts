@@ -16,8 +16,6 @@ import { WINDOW_KINDS, windowKind } from '../windows';
 import { coverageOf } from '../windows/coverage';
 import type { Candidate, Window, WindowOutcome } from '../windows/window';
 
-export type { WindowOutcome } from '../windows/window';
-
 /** The windows to bring up to date in a poll at server time `now` (each window says when it is read). */
 export function windowsOf(memory: TriggerMemory, settings: TriggerSettings, now: number): Window[] {
 	const needed = windowsNeeded(settings);

@@ -54,14 +54,10 @@ export function pruneCheckpoints(checkpoints: Checkpoint[], floor: number): Chec
 	return kept;
 }
 
-/** The session list's page 1 as read in this poll (the last read of it). */
-export function firstSessionsPage(pages: PageObservation[]): PageObservation | undefined {
-	return pages.find((page) => page.list === 'sessions' && page.page === 1);
-}
-
 /** The checkpoints after this poll: those before its read of page 1, and that read's [time, length]. */
 export function nextCheckpoints(previous: Checkpoint[], pages: PageObservation[], now: number): Checkpoint[] {
-	const first = firstSessionsPage(pages);
+	// The session list's page 1 as read in this poll.
+	const first = pages.find((page) => page.list === 'sessions' && page.page === 1);
 	const checkpoints = previous.filter((checkpoint) => checkpoint[0] < (first?.serverDate ?? now));
 	if (first?.total !== undefined) checkpoints.push([first.serverDate ?? now, first.total]);
 	return checkpoints;

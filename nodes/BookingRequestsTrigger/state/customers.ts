@@ -50,7 +50,6 @@ export function unpackId(packed: string): string {
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The codes of a contact's customer keys (empty when it has neither a usable e-mail nor phone). */
 /**
  * More distinct e-mails than this on one phone number, among the bookings a poll reads, make the phone
  * shared (an office or front-desk number): it identifies nobody for Skip, the cooldown and `recovered`,
@@ -92,6 +91,7 @@ export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: u
 	return new Set(shared.sort((a, b) => a.first - b.first).map(({ code }) => code));
 }
 
+/** The codes of a contact's customer keys (empty when it has neither a usable e-mail nor phone). */
 export function customerCodes(contact: { email?: unknown; phone?: unknown } | undefined): string[] {
 	return contact ? customerKeys(contact).map(codeOf) : [];
 }

@@ -11,7 +11,7 @@
  */
 
 /** How a memory writes one day: its text for these entries. */
-export type DayPacker<V> = (entries: ReadonlyMap<string, V>, day: number) => string;
+export type DayPacker<V> = (entries: ReadonlyMap<string, V>) => string;
 
 export class DayBuckets<V> {
 	private readonly days = new Map<number, Map<string, V>>();
@@ -96,7 +96,7 @@ export class DayBuckets<V> {
 		const out: Record<string, string> = {};
 		for (const day of this.dayNumbers()) {
 			let text = this.texts.get(day);
-			if (text === undefined) this.texts.set(day, (text = pack(this.days.get(day) as Map<string, V>, day)));
+			if (text === undefined) this.texts.set(day, (text = pack(this.days.get(day) as Map<string, V>)));
 			out[String(day)] = text;
 		}
 		return out;

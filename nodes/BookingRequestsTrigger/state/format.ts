@@ -14,7 +14,6 @@
  * gained an optional change chain (`~` + 6 characters) without a new version: older records read as
  * records without one.
  */
-import { timestampMs } from '../../shared/utils';
 import type { RequestWindowsState, SessionWindowsState } from '../windows';
 import type { PackedDays } from './customers';
 import type { Checkpoint } from './decoded';
@@ -63,6 +62,3 @@ export interface TriggerState extends RequestWindowsState {
 	/** Each selected event's own memory, under its slot (events/*: `memory`). */
 	[slot: string]: unknown;
 }
-
-/** Milliseconds of an API timestamp (ISO, or epoch ms); null when missing or unreadable. */
-export const timeOf = timestampMs;

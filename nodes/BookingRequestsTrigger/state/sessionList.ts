@@ -12,8 +12,6 @@ import type { SessionsState } from './format';
 import { isMs, isMsKey, isRecord, readPacked } from './checks';
 import { SeenMemory } from './seen';
 
-const isDayKey = isMsKey;
-
 function readCheckpoints(raw: unknown): Checkpoint[] | undefined {
 	if (!Array.isArray(raw)) return undefined;
 	const checkpoints: Checkpoint[] = [];
@@ -43,12 +41,12 @@ function readWindows(raw: Record<string, unknown>): Record<string, unknown> | un
 export function readSessionList(raw: unknown): SessionsState | undefined {
 	if (!isRecord(raw)) return undefined;
 	const windows = readWindows(raw);
-	const seen = readPacked(raw.seen, isDayKey);
+	const seen = readPacked(raw.seen, isMsKey);
 	const checkpoints = readCheckpoints(raw.checkpoints);
 	if (!windows || !seen || !checkpoints) return undefined;
-	const booked = raw.booked === undefined ? {} : readPacked(raw.booked, isDayKey, isPackedBooked);
-	const reminded = raw.reminded === undefined ? {} : readPacked(raw.reminded, isDayKey, isPackedReminded);
-	const shared = raw.shared === undefined ? {} : readPacked(raw.shared, isDayKey);
+	const booked = raw.booked === undefined ? {} : readPacked(raw.booked, isMsKey, isPackedBooked);
+	const reminded = raw.reminded === undefined ? {} : readPacked(raw.reminded, isMsKey, isPackedReminded);
+	const shared = raw.shared === undefined ? {} : readPacked(raw.shared, isMsKey);
 	if (!booked || !reminded || !shared) return undefined;
 	return {
 		...(windows as unknown as SessionsState),

@@ -6,9 +6,8 @@ import type { Located, ListName, PageObservation } from '../model/pages';
 import { edgeFloor, runsOf, sortTime } from '../model/pages';
 import { isLastPage } from '../../shared/pages';
 import { KeySet } from '../state/keySet';
-import type { Coverage } from './coverage';
 import { coverageByRun, isStop } from './coverage';
-import type { Candidate, Window, WindowMemory, WindowOutcome } from './window';
+import type { Candidate, Coverage, Window, WindowMemory, WindowOutcome } from './window';
 
 /** Items at or below `time` counted from the end, from the latest page read that places the boundary. */
 export function locatedBelow(pages: PageObservation[], list: ListName, time: number): number | undefined {

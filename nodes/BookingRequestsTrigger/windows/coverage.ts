@@ -14,8 +14,6 @@ import type { ListItem, Located, Run } from '../model/pages';
 import { sortTime, topTime } from '../model/pages';
 import type { Coverage, Window, WindowMemory } from './window';
 
-export type { Coverage } from './window';
-
 /**
  * Whether an item's timestamp is ahead of the server's clock: at least a second past the `Date` of the
  * answer that listed it (the header has a 1-second resolution). Such an item is reported at once, at

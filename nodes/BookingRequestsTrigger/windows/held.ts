@@ -11,13 +11,10 @@ import { isCount, isMsKey, isRecord, readPacked } from '../state/checks';
 import type { PackedKeys } from '../state/keySet';
 import { KeySet } from '../state/keySet';
 import { belowOf, nextWindow, openFrom } from './advance';
-import type { RowsRead } from './heldRows';
 import { afterPoll, serveRows } from './heldRows';
-import type { Coverage } from './coverage';
 import { isStop } from './coverage';
-import type { WindowState } from './stored';
 import { decodeWindow, encodeWindow, readWindow } from './stored';
-import type { Candidate, WindowKind, WindowMemory, WindowOutcome } from './window';
+import type { Candidate, Coverage, RowsRead, WindowKind, WindowMemory, WindowOutcome, WindowState } from './window';
 
 /** At most this many open sessions are held: 2,000 codes are about 50 kB of static data. */
 export const HELD_LIMIT = 2_000;

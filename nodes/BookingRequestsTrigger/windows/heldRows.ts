@@ -38,8 +38,6 @@ import { sortTime } from '../model/pages';
 import type { KeySet } from '../state/keySet';
 import type { Coverage, RowRead, RowsRead, Window, WindowOutcome } from './window';
 
-export type { RowRead, RowsRead } from './window';
-
 /** A row without the page it was read on (the page's other rows are not kept). */
 function strip(located: Located, pages: Map<PageObservation, PageObservation>): Located {
 	let page = pages.get(located.page);

@@ -4,13 +4,11 @@
  * after the horizon that hands them on).
  */
 import type { ListName } from '../model/pages';
-import { completionsWindow } from './completions';
+import { completionsWindow, requestsWindow } from './topOfList';
 import type { HeldState } from './held';
 import { heldWindow } from './held';
 import { horizonWindow } from './horizon';
-import { requestsWindow } from './requests';
-import type { WindowState } from './stored';
-import type { WindowKind, WindowMemory } from './window';
+import type { WindowKind, WindowMemory, WindowState } from './window';
 
 export const WINDOW_KINDS: readonly WindowKind[] = [requestsWindow, completionsWindow, horizonWindow, heldWindow];
 

@@ -12,8 +12,6 @@ import { KeySet } from '../state/keySet';
 import { isCount, isMs, isMsKey, isRecord, readPacked } from '../state/checks';
 import type { WindowMemory, WindowState } from './window';
 
-export type { WindowState } from './window';
-
 /** A stored window, checked; undefined when malformed. */
 export function readWindow(raw: unknown): WindowState | undefined {
 	if (!isRecord(raw) || !isMs(raw.floor)) return undefined;

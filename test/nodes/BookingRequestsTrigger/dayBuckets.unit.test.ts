@@ -62,7 +62,7 @@ describe('DayBuckets: a day keeps its text while unchanged', () => {
 				const model: Model = new Map();
 				if (loaded > 0) {
 					const entries = new Map(Array.from({ length: loaded }, (_, i) => [code(i), i % 100] as [string, number]));
-					buckets.load(0, entries, pack(entries, 0));
+					buckets.load(0, entries, pack(entries));
 					model.set(0, new Map(entries));
 				}
 				for (const op of ops) {

@@ -8,7 +8,7 @@ import { DAY_MS, SEEN_LIMIT, SEEN_RETENTION_DAYS, SeenMemory } from '../../../no
 import { serverNow } from '../../../nodes/BookingRequestsTrigger/poll/budget';
 import { MAX_CHECKPOINTS, pruneCheckpoints } from '../../../nodes/BookingRequestsTrigger/rules/next';
 import { readState } from '../../../nodes/BookingRequestsTrigger/state/codec';
-import { timeOf } from '../../../nodes/BookingRequestsTrigger/state/format';
+import { timestampMs as timeOf } from '../../../nodes/shared/utils';
 import { MIN, Runner, T0, World, makeSettings, uuid } from '../../support/triggerWorld';
 import { printFigures } from '../../support/figures';
 

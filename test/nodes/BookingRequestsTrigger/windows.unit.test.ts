@@ -3,7 +3,7 @@
  */
 import { KeySet } from '../../../nodes/BookingRequestsTrigger/state/keySet';
 import { pollNow } from '../../../nodes/BookingRequestsTrigger/model/pages';
-import { shareBudget } from '../../../nodes/BookingRequestsTrigger/planner';
+import { shareBudget } from '../../../nodes/BookingRequestsTrigger/planner/shares';
 import type { ListItem, PageObservation } from '../../../nodes/BookingRequestsTrigger/model/pages';
 import type { Window } from '../../../nodes/BookingRequestsTrigger/windows/window';
 import { readBounds, runsOf } from '../../../nodes/BookingRequestsTrigger/model/pages';

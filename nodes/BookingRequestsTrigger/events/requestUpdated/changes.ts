@@ -121,7 +121,7 @@ interface Current {
 	at: number;
 }
 
-function currentOf(reading: WatchedRead, record: WatchedRecord | undefined, now: number): Current {
+function currentOf(reading: WatchedRead, now: number): Current {
 	const { request } = reading;
 	const updatedAt = timestampMs(request.updated_at);
 	const stored = recordMs(updatedAt);
@@ -237,7 +237,7 @@ export function detectUpdates(input: DetectInput): DetectResult {
 		if (!input.passed(reading.request)) continue;
 		const record = memory.get(reading.request.id, reading.rank);
 		if (record && readsAsBefore(record, reading, keepContact)) continue;
-		const current = currentOf(reading, record, now);
+		const current = currentOf(reading, now);
 		const reportable = input.form === undefined || reading.request.form_id === input.form;
 		if (!record) {
 			const change = firstRead(input, current, reportable);

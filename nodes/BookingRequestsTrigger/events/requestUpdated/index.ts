@@ -1,7 +1,7 @@
 /**
  * Request Updated: the watched fields of one of the newest booking requests changed since this trigger
  * last read it (changes.ts has the rules). Not a window of the list: the newest "Watch the Newest"
- * requests are re-read in rotation (rotation.ts) and compared with what is remembered of each
+ * requests are re-read in rotation (events/watched.ts) and compared with what is remembered of each
  * (records.ts, in the state's `updates`). Event time: `updated_at`, else the poll's now.
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
@@ -87,7 +87,6 @@ function valueList(raw: unknown): string[] {
 		.filter((value) => value !== '');
 }
 
-/** Its options, checked, when it is selected. */
 /** Request Updated's options (set when it is selected), and Skip Customers Who Booked's form (only its requests are reported). */
 export interface UpdatedSettings extends Pick<SkipBookedSettings, 'requestsForm'> {
 	updates?: UpdateSettings;

@@ -179,12 +179,7 @@ export class UpdatesMemory {
 	}
 
 	private all(): WatchedRecord[] {
-		const all: WatchedRecord[] = [];
-		for (const held of this.records.values()) {
-			if (Array.isArray(held)) all.push(...held);
-			else all.push(held);
-		}
-		return all;
+		return [...this.records.values()].flat();
 	}
 
 	private add(record: WatchedRecord): void {
