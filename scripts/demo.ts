@@ -5,7 +5,7 @@
  *                                              [--no-build] [--user-folder DIR] [--seed 42]
  *                                              [--examples DIR (default examples/)] [--cli]
  *
- * 1. ensures Node 24 + n8n in the cache (first run: 4 to 9 minutes, with progress every 15 s; then:
+ * 1. ensures Node 24 + n8n in the cache (first run: 4 to 10 minutes, with progress every 15 s; then:
  *    instant),
  * 2. bundles this repository (`gulp build`: esbuild, seconds; --no-build: the existing dist/) and packs
  *    it (`npm pack`), with progress,

@@ -32,13 +32,13 @@ const queueRedis = (): Prerequisite[] => (envOverride('E2E_REDIS_URL') ? [] : [P
 export const SERVICE_TIERS: ServiceTier[] = [
 	{ script: 'test:redis', runs: 'the queue edition\'s shared rate limit against a real Redis', needs: () => [PREREQUISITES['redis-server']] },
 	{ script: 'test:curl', runs: "docs/sandbox.md's commands, run as written", needs: () => [PREREQUISITES.curl] },
-	{ script: 'test:e2e', runs: 'the packed package in a real n8n 2.x', needs: () => [n8nPrerequisite(envOverride('E2E_N8N_VERSION'))], n8n: envOverride('E2E_N8N_VERSION') ?? '' },
+	{ script: 'test:e2e', runs: 'the packed package in a real n8n 2.x', needs: () => [n8nPrerequisite()], n8n: envOverride('E2E_N8N_VERSION') ?? '' },
 	{ script: 'test:e2e:n8n1', runs: 'the same in n8n 1.x', needs: () => [n8nPrerequisite(N8N_1X_VERSION)], n8n: N8N_1X_VERSION },
-	{ script: 'test:ui', runs: "n8n's editor driven in a browser", needs: () => [PREREQUISITES.chromium, n8nPrerequisite(envOverride('E2E_N8N_VERSION'))], n8n: envOverride('E2E_N8N_VERSION') ?? '' },
+	{ script: 'test:ui', runs: "n8n's editor driven in a browser", needs: () => [PREREQUISITES.chromium, n8nPrerequisite()], n8n: envOverride('E2E_N8N_VERSION') ?? '' },
 	{
 		script: 'test:e2e:queue',
 		runs: 'n8n queue mode: main and 2 workers',
-		needs: () => [PREREQUISITES.postgresql, ...queueRedis(), n8nPrerequisite(envOverride('E2E_N8N_VERSION'))],
+		needs: () => [PREREQUISITES.postgresql, ...queueRedis(), n8nPrerequisite()],
 		n8n: envOverride('E2E_N8N_VERSION') ?? '',
 	},
 ];

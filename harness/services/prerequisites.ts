@@ -66,7 +66,7 @@ export function n8nPrerequisite(spec = envOverride('E2E_N8N_VERSION')): Prerequi
 	const version = n8nVersion(spec);
 	return {
 		id: 'n8n',
-		label: `n8n ${version} (installed into the cache on first run, about 4 to 9 min)`,
+		label: `n8n ${version} (installed into the cache on first run, about 4 to 10 min)`,
 		apt: ['python3', 'make', 'g++'],
 		commands: ['n8n'],
 		missing: () => {
@@ -121,7 +121,7 @@ export function installLine(...prerequisites: Prerequisite[]): string {
 /** Whether the e2e suites will install n8n first (minutes): said before they start. */
 export function n8nInstallPending(spec = envOverride('E2E_N8N_VERSION')): string | undefined {
 	const version = n8nVersion(spec);
-	return n8nCached(version) ? undefined : `n8n ${version} is not in ${cacheDir()} yet: this run installs it first (about 4 to 9 minutes; progress every 15 s)`;
+	return n8nCached(version) ? undefined : `n8n ${version} is not in ${cacheDir()} yet: this run installs it first (about 4 to 10 minutes; progress every 15 s)`;
 }
 
 /** The prerequisite a command line starts, if any (a shell's -c script is read for the commands). */

@@ -52,7 +52,7 @@ export async function readParameters(ctx: IPollFunctions): Promise<PollParameter
 }
 
 /** The poll budget on n8n versions that do not tell it (n8n 1.x, n8n 2.x before 2.40). */
-export const DEFAULT_POLL_BUDGET_MS = 4 * 60_000;
+const DEFAULT_POLL_BUDGET_MS = 4 * 60_000;
 
 /** What this poll may spend: n8n's `getPollBudgetMs()` where it exists, else the default. */
 export function pollBudgetMs(ctx: IPollFunctions): number {

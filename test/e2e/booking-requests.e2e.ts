@@ -10,10 +10,10 @@ import { TEST_MESSAGES } from '../../credentials/BookingRequestsApi.credentials'
 import { installTarball } from '../../harness/n8n/communityPackage';
 import { makeUserFolder, type ExecutionResult, type WorkflowImport, type WorkflowNode } from '../../harness/n8n/workflows';
 import { N8nCli } from '../../harness/n8n/cli';
-import { N8nRest } from '../../harness/n8n/rest';
+import type { N8nRest } from '../../harness/n8n/rest';
 import { sortDefaultFirst, sortRequests, sortSessions, startSandbox, type Sandbox, type Workspace } from '../../sandbox';
-import { startN8n, type N8nServer } from '../../harness/n8n/server';
 import { loadState } from './helpers/state';
+import { withN8nServer } from './helpers/server';
 
 const PKG = 'n8n-nodes-booking-requests';
 const ACTION = `${PKG}.bookingRequests`;
@@ -58,7 +58,7 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 	const state = loadState();
 	let sandbox: Sandbox;
 	let ws: Workspace;
-	let server: N8nServer | undefined;
+	let userFolder: string;
 	let rest: N8nRest;
 	/** Workflow id -> parameters, filled while the test cases are declared. */
 	const workflows: WorkflowImport[] = [];
@@ -171,7 +171,7 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 		ws = sandbox.workspace();
 		const other = sandbox.workspace(sandbox.keys.other);
 
-		const userFolder = makeUserFolder(state.workDir);
+		userFolder = makeUserFolder(state.workDir);
 		await installTarball(userFolder, state.pack.tarball);
 		const cli = new N8nCli(state.install, userFolder);
 		const data = (key: string) => ({ apiKey: key, baseUrl: sandbox.url });
@@ -182,13 +182,11 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 		]);
 		workflows.push(...builders.map((b) => b(ws, other)), TRIGGER_WF);
 		await cli.importWorkflows(workflows);
-		server = await startN8n({ userFolder, install: state.install });
-		rest = new N8nRest(server.url, state.install);
-		await rest.setupOwner();
 	});
+	// One `n8n start` for the file, after the imports above.
+	withN8nServer(() => ({ userFolder, install: state.install }), (started) => (rest = started));
 
 	afterAll(async () => {
-		await server?.stop();
 		await sandbox?.close();
 	});
 

@@ -19,14 +19,14 @@ import * as path from 'node:path';
 import { installTarball } from '../../harness/n8n/communityPackage';
 import { loadExampleWorkflows, makeUserFolder, withShortWaits, type ExampleWorkflow, type ExecutionResult } from '../../harness/n8n/workflows';
 import { N8nCli } from '../../harness/n8n/cli';
-import { N8nRest } from '../../harness/n8n/rest';
+import type { N8nRest } from '../../harness/n8n/rest';
 import { hashKey, startSandbox, type Sandbox, type Session } from '../../sandbox';
 import { createHarness, type Harness, type PollState } from '../../harness/inProcessN8n';
 import { BookingRequestsTrigger } from '../../nodes/BookingRequestsTrigger/BookingRequestsTrigger.node';
 import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
-import { startN8n, type N8nServer } from '../../harness/n8n/server';
 import { loadState } from './helpers/state';
 import { pacing429s } from '../support/pacing429';
+import { withN8nServer } from './helpers/server';
 
 const CRED_TYPE = 'bookingRequestsApi';
 const PKG = 'n8n-nodes-booking-requests';
@@ -56,11 +56,9 @@ function ok(run: ExecutionResult, what: string): ExecutionResult {
 describe('example workflows (examples/*.json) in a real n8n', () => {
 	const state = loadState();
 	let sandbox: Sandbox;
-	let cli: N8nCli;
 	let userFolder: string;
 	let examples: Map<string, ExampleWorkflow>;
-	/** One `n8n start` for the runs through the REST API below (started after the imports). */
-	let server: N8nServer | undefined;
+	/** The REST API of the one `n8n start` for the runs below (started after the imports). */
 	let rest: N8nRest;
 
 	const example = (file: string): ExampleWorkflow => {
@@ -75,7 +73,7 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 		sandbox = await startSandbox({ port: 0, seed: 42 });
 		userFolder = makeUserFolder(state.workDir, 'examples-');
 		await installTarball(userFolder, state.pack.tarball);
-		cli = new N8nCli(state.install, userFolder);
+		const cli = new N8nCli(state.install, userFolder);
 		await cli.importCredentials([
 			{ ...CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.demo, baseUrl: sandbox.url } },
 			{ ...SEQUENCE_CREDENTIAL, type: CRED_TYPE, data: { apiKey: sandbox.keys.second, baseUrl: sandbox.url } },
@@ -87,13 +85,10 @@ describe('example workflows (examples/*.json) in a real n8n', () => {
 		await cli.importWorkflows(
 			list.map((e) => (e.file === SEQUENCE_FILE && sequence ? withShortWaits(sequence.workflow, SEQUENCE_WAIT_SECONDS) : e.workflow)),
 		);
-		server = await startN8n({ userFolder, install: state.install });
-		rest = new N8nRest(server.url, state.install);
-		await rest.setupOwner();
 	});
+	withN8nServer(() => ({ userFolder, install: state.install }), (started) => (rest = started));
 
 	afterAll(async () => {
-		await server?.stop();
 		await sandbox?.close();
 	});
 

@@ -16,7 +16,7 @@ import type { PollOptions, PollResult } from '../../nodes/BookingRequestsTrigger
 import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import { eventLetters, listsFor, windowOffsets } from '../../nodes/BookingRequestsTrigger/events';
 import type { Forgotten, ReadInput } from '../../nodes/BookingRequestsTrigger/poll/memory';
-import { applyChanges, putBack, takeMemory, writeState } from '../../nodes/BookingRequestsTrigger/poll/memory';
+import { applyChanges, finishPoll, takeMemory } from '../../nodes/BookingRequestsTrigger/poll/memory';
 import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
 import { decodeMemory, writeMemory } from '../../nodes/BookingRequestsTrigger/state/codec';
 import type { CustomerMemories, TriggerMemory } from '../../nodes/BookingRequestsTrigger/state/decoded';
@@ -193,13 +193,9 @@ export async function pollKept(
 	const read = readInputOf(settings);
 	const stored = takeMemory(key, previous, read);
 	const result = await pollChanges(source, stored.memory, settings, options);
-	if (!result.changes) {
-		if (stored.memory) putBack(key, stored.memory, previous, read);
-		return { ...result, state: undefined, kept: stored.kept === true };
-	}
-	const { memory, forgotten } = applyChanges(stored.memory, result.changes, stored.carried);
-	memory.label.events = eventLetters(settings);
-	return { ...result, state: writeState(key, memory, read), kept: stored.kept === true, forgotten };
+	const label = { events: eventLetters(settings) };
+	const { state, forgotten } = finishPoll({ key, raw: previous, stored, memory: stored.memory, changes: result.changes, read, label });
+	return { ...result, state, kept: stored.kept === true, forgotten: state ? forgotten : undefined };
 }
 
 /**

@@ -100,7 +100,7 @@ export class DecisionMemory {
 }
 
 /** The bookings this poll read: by id, and per customer key code their newest `created_at` (skipBooked.ts). */
-export interface BookingsInPoll extends BookingsOfPoll {
+interface BookingsInPoll extends BookingsOfPoll {
 	byId: Map<string, BookingRequest>;
 }
 

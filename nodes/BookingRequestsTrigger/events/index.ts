@@ -20,11 +20,13 @@ import type { SkipBookedSettings } from './skipBooked';
 
 /**
  * The registry, checked when it loads: each event's value, letter (the state's record of the selected
- * events) and memory slot (its key in the state) are its own.
+ * events) and memory slot (its key in the state) are its own, and a window has at most one event that
+ * moves its event times (`offset`: `windowOffsets` takes one).
  */
 export function checkedKinds(kinds: readonly EventKind[]): readonly EventKind[] {
 	const slots = kinds.flatMap((kind) => (kind.memory ? [kind.memory.slot] : []));
-	for (const [what, values] of [['value', kinds.map((kind) => kind.value)], ['name', kinds.map((kind) => kind.name)], ['letter', kinds.map((kind) => kind.letter)], ['memory slot', slots]] as const) {
+	const offsetWindows: string[] = kinds.flatMap((kind) => (kind.offset ? kind.judges : []));
+	for (const [what, values] of [['value', kinds.map((kind) => kind.value)], ['name', kinds.map((kind) => kind.name)], ['letter', kinds.map((kind) => kind.letter)], ['memory slot', slots], ['offset of the window', offsetWindows]] as const) {
 		const twice = values.find((value, i) => values.indexOf(value) !== i);
 		if (twice !== undefined) throw new Error(`Booking Requests Trigger: two events declare the ${what} "${twice}"`);
 	}

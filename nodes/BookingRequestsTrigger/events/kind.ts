@@ -10,14 +10,13 @@ import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 
 import type { BookingSession } from '../../shared/types';
 import type { EventBase } from '../model/event';
-import type { PageObservation } from '../model/pages';
 import type { SettingsOf } from '../model/settings';
 import type { FormNames, ItemOptions } from '../output/itemFields';
 import type { FirstPages } from '../output/samples';
 import type { WindowName } from '../windows';
 import type { Candidate, WindowMemory } from '../windows/window';
 import type { Decision, JudgeContext } from './context';
-import type { WatchedRead } from './watched';
+import type { WatchedRequests } from './watched';
 
 /** What an event's `read` gets: the node's parameters as this poll reads them. */
 export interface ParameterInput {
@@ -53,19 +52,10 @@ export interface EventMemory<M, S, C> {
 	size(memory: M): number;
 }
 
-/** The watched requests of an event's range, as this poll read them (events/watched.ts). */
-export interface WatchedRequests {
-	/** The newest reading of each request within the range when read, by id. */
-	readings: ReadonlyMap<string, WatchedRead>;
-	/** The lowest rank in the range (from the newest page read that gives the list's length). */
-	lowest: number | undefined;
-}
-
-/** What an event's `watch` gets: every page read, after the windows moved on. */
+/** What an event's `watch` gets, after the windows moved on. */
 export interface WatchInput<M, O = unknown> {
 	/** The event's memory before this poll (decoded; an empty one at its first poll). */
 	memory: M;
-	pages: PageObservation[];
 	/** The windows after this poll (a request is watched once the request window has passed it). */
 	windows: Readonly<Record<string, WindowMemory | undefined>>;
 	/** The watched requests of its range (when it `watches`). */

@@ -20,10 +20,10 @@ import type { BookingRequest, BookingSession } from '../../shared/types';
 import { timestampMs } from '../../shared/utils';
 import type { PageObservation } from '../model/pages';
 import { requestsRead, sortTime } from '../model/pages';
-import { customerCodes, dayOf, type PackedDays } from '../state/customers';
+import { customerCodes, type PackedDays } from '../state/customers';
 import { DayBuckets } from '../state/dayBuckets';
 import { decodeNumberAt, encodeNumber } from '../state/numbers';
-import { DAY_MS } from '../state/seen';
+import { DAY_MS, dayOf } from '../state/seen';
 
 /** A booking is remembered at least this long, at most a day more (a draft started earlier is checked against the bookings kept). */
 export const BOOKED_RETENTION_DAYS = 7;

@@ -74,7 +74,20 @@ function inEdge(page: PageObservation, request: BookingRequest, now: number): bo
 }
 
 /** The newest reading of each request that was within the watched range when read. */
-export function watchedReadings(pages: PageObservation[], watchNewest: number, now: number): Map<string, WatchedRead> {
+/** The watched requests of an event's range, as this poll read them. */
+export interface WatchedRequests {
+	/** The newest reading of each request within the range when read, by id. */
+	readings: ReadonlyMap<string, WatchedRead>;
+	/** The lowest rank in the range (from the newest page read that gives the list's length). */
+	lowest: number | undefined;
+}
+
+/** The watched requests of the newest `watchNewest`, as this poll's pages give them. */
+export function watchedRequests(pages: PageObservation[], watchNewest: number, now: number): WatchedRequests {
+	return { readings: watchedReadings(pages, watchNewest, now), lowest: lowestWatchedRank(pages, watchNewest) };
+}
+
+function watchedReadings(pages: PageObservation[], watchNewest: number, now: number): Map<string, WatchedRead> {
 	const readings = new Map<string, WatchedRead>();
 	for (const page of [...pages].filter((p) => p.list === 'requests').sort((a, b) => a.seq - b.seq)) {
 		for (const [i, item] of page.items.entries()) {
@@ -91,7 +104,7 @@ export function watchedReadings(pages: PageObservation[], watchNewest: number, n
 }
 
 /** The lowest rank still watched: from the newest page read that gives the list's length. */
-export function lowestWatchedRank(pages: PageObservation[], watchNewest: number): number | undefined {
+function lowestWatchedRank(pages: PageObservation[], watchNewest: number): number | undefined {
 	const latest = [...pages].filter((p) => p.list === 'requests' && p.total !== undefined).sort((a, b) => b.seq - a.seq)[0];
 	return latest ? latest.total! - watchNewest : undefined;
 }

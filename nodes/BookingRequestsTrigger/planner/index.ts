@@ -86,9 +86,10 @@ export class Planner {
 			// Baseline: the rows of the edge at the top of each list (remembered by id: a row committed late
 			// into it afterwards is new), and where each window deep in its list starts (the abandonment
 			// horizon), so that the next polls can go straight there.
+			const offsets = windowOffsets(settings);
 			for (const kind of WINDOW_KINDS) {
 				if (!lists[kind.list] || !kind.baselineFloor) continue;
-				const floor = kind.baselineFloor(this.now, windowOffsets(settings)[kind.name], this.input.pages);
+				const floor = kind.baselineFloor(this.now, offsets[kind.name], this.input.pages);
 				if (kind.atTop) yield* this.readTopDownTo(kind.list, floor);
 				else if (locatedBelow(this.input.pages, kind.list, floor) === undefined) yield* locate({ view: this.view, read: this.gate, list: kind.list }, (at) => at <= floor, 2);
 			}

@@ -14,7 +14,7 @@ import type { ItemOptions } from '../output/itemFields';
 import { STATE_KEY } from '../state/format';
 import { CallBudget } from './budget';
 import type { Forgotten, ReadInput } from './memory';
-import { applyChanges, putBack, takeMemory, writeState } from './memory';
+import { finishPoll, putBack, takeMemory } from './memory';
 import type { PollResult } from './engine';
 import { pollChanges } from './engine';
 import { toItems } from './items';
@@ -36,7 +36,7 @@ export interface PollParameters {
 	baseUrlId: string;
 }
 
-export interface PollWindow {
+interface PollWindow {
 	budgetMs: number;
 	deadline: number;
 }
@@ -112,13 +112,10 @@ async function pollOnce(ctx: IPollFunctions, params: PollParameters, window: Pol
 	});
 	// Built before the memory changes: a failed Get request fails the poll and nothing advances.
 	const items = await toItems(ctx, result.events, { ...output, now: result.now }, { deadline: window.deadline });
-	let forgotten: Forgotten = { seen: 0, booked: 0, reminded: 0, events: 0 };
-	if (result.changes) {
-		const applied = applyChanges(previous, result.changes, stored.carried);
-		forgotten = applied.forgotten;
-		Object.assign(applied.memory.label, { key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId });
-		staticData[STATE_KEY] = writeState(window.key, applied.memory, read) as unknown as IDataObject;
-	} else if (previous) putBack(window.key, previous, staticData[STATE_KEY], read);
+	const label = { key: params.key.id, events: params.eventLetters, baseUrl: params.baseUrlId };
+	const end = finishPoll({ key: window.key, raw: staticData[STATE_KEY], stored, memory: previous, changes: result.changes, read, label });
+	if (end.state) staticData[STATE_KEY] = end.state as unknown as IDataObject;
+	const { forgotten } = end;
 	logResult(ctx, result, { items: items.length, budgetMs: window.budgetMs, forgotten });
 	return items.length > 0 ? [items] : null;
 }

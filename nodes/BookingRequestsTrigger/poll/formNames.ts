@@ -33,7 +33,7 @@ export function clearFormNamesCache(): void {
 }
 
 /** The names of `formIds` when the cache can answer for all of them, else undefined (a call is needed). */
-export function cachedFormNames(cacheKey: string, formIds: readonly string[], now = Date.now()): FormNames | undefined {
+function cachedFormNames(cacheKey: string, formIds: readonly string[], now = Date.now()): FormNames | undefined {
 	const entry = cache.get(cacheKey);
 	if (!entry || now - entry.readAt >= FORM_NAMES_TTL_MS) return undefined;
 	if (!formIds.every((id) => entry.names.has(id))) return undefined;
@@ -46,7 +46,7 @@ function staleNames(cacheKey: string, formIds: readonly string[]): FormNames {
 	return new Map(formIds.map((id) => [id, entry?.names.get(id) ?? null]));
 }
 
-export interface FormNamesOptions {
+interface FormNamesOptions {
 	/** The poll's time budget (Date.now() clock): the forms call is only started if it can end by then. */
 	deadline?: number;
 	/** The clock the cache's age is measured with (tests); default Date.now. */

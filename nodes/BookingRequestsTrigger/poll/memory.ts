@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { EVENT_KINDS } from '../events';
 import type { StoredMemory } from '../state/codec';
 import { readMemory, writeMemory } from '../state/codec';
-import type { CustomerMemories, MemoryChanges, TriggerMemory } from '../state/decoded';
+import type { CustomerMemories, MemoryChanges, StateLabel, TriggerMemory } from '../state/decoded';
 import type { TriggerState } from '../state/format';
 import { applyCustomers } from '../state/sessionList';
 import type { RowsRead } from '../windows/window';
@@ -178,6 +178,37 @@ export function applyChanges(previous: TriggerMemory | undefined, changes: Memor
 		if (kind?.memory && memory.events[slot] !== undefined) forgotten.events += kind.memory.apply(memory.events[slot], change);
 	}
 	return { memory, forgotten };
+}
+
+/** How a poll ends, whoever runs it (the node, the tests): what it started from and what it found. */
+export interface PollEnd {
+	/** The workflow and node whose memory this is. */
+	key: string;
+	/** The stored state as the poll read it, and the memory taken from it (`takeMemory`). */
+	raw: unknown;
+	stored: StoredMemory;
+	/** The memory the poll judged from: `stored.memory`, or undefined when the poll started afresh. */
+	memory: TriggerMemory | undefined;
+	/** The core's changes; undefined when nothing could be read. */
+	changes: MemoryChanges | undefined;
+	read: ReadInput;
+	/** Who wrote the state (the key's id, the events, the Base URL's hash). */
+	label: Omit<StateLabel, 'fingerprint'>;
+}
+
+/**
+ * The end of a poll, the one place the memory changes: its changes applied, labelled and written (the
+ * memory kept for the next poll); a poll that read nothing puts its memory back as it was and writes
+ * nothing (`state` undefined).
+ */
+export function finishPoll(end: PollEnd): { state: TriggerState | undefined; forgotten: Forgotten } {
+	if (!end.changes) {
+		if (end.memory) putBack(end.key, end.memory, end.raw, end.read);
+		return { state: undefined, forgotten: { seen: 0, booked: 0, reminded: 0, events: 0 } };
+	}
+	const { memory, forgotten } = applyChanges(end.memory, end.changes, end.stored.carried);
+	Object.assign(memory.label, end.label);
+	return { state: writeState(end.key, memory, end.read), forgotten };
 }
 
 /** Forgets every kept memory (as a new process would start): the next polls decode their states. */

@@ -20,13 +20,13 @@ import { requestIdOf } from '../../shared/output/session';
 import type { MemoryChanges, TriggerMemory } from '../state/decoded';
 import { baselineMemory } from './baseline';
 import type { Rotation } from '../events/watched';
-import { lowestWatchedRank, watchedReadings } from '../events/watched';
+import { watchedRequests } from '../events/watched';
 import type { Evaluation } from './evaluate';
 import { evaluate, windowsOf } from './evaluate';
 import { decide, mergeByTime } from './judge';
 import { nextMemory } from './next';
 
-export interface PollInput {
+interface PollInput {
 	/** The memory before this poll; undefined for the first poll (a baseline: nothing is emitted). */
 	memory: TriggerMemory | undefined;
 	/** Every page read in this poll, in the order read. */
@@ -73,7 +73,7 @@ export interface Handled {
 }
 
 /** The newest booking request id the poll read (a request, or a completed session's request); else `previous`. */
-export function refOf(pages: PageObservation[], previous: string | undefined): string | undefined {
+function refOf(pages: PageObservation[], previous: string | undefined): string | undefined {
 	const ordered = [...pages].sort((a, b) => a.page - b.page || a.seq - b.seq);
 	for (const list of ['requests', 'sessions'] as const) {
 		for (const page of ordered) {
@@ -114,8 +114,8 @@ function watchPages(memory: TriggerMemory, windows: MemoryChanges['windows'], in
 		const slot = kind.memory?.slot;
 		if (!kind.watch || slot === undefined || memory.events[slot] === undefined) continue;
 		const range = kind.watches?.(input.settings);
-		const watched = range === undefined ? undefined : { readings: watchedReadings(input.pages, range, input.now), lowest: lowestWatchedRank(input.pages, range) };
-		const result = kind.watch({ memory: memory.events[slot], pages: input.pages, windows, watched, now: input.now, settings: input.settings });
+		const watched = range === undefined ? undefined : watchedRequests(input.pages, range, input.now);
+		const result = kind.watch({ memory: memory.events[slot], windows, watched, now: input.now, settings: input.settings });
 		changes.push({ slot, change: result.change });
 		events.push(...(result.events as TriggerEvent[]));
 	}

@@ -16,7 +16,7 @@ import type { Evaluation } from './evaluate';
 /** Checkpoints kept for the session list (thinned evenly beyond this). */
 export const MAX_CHECKPOINTS = 48;
 
-export interface NextInput {
+interface NextInput {
 	previous: TriggerMemory;
 	evaluation: Evaluation;
 	decisions: Decision[];
@@ -28,7 +28,7 @@ export interface NextInput {
 	shared: Set<string>;
 }
 
-export interface NextMemory {
+interface NextMemory {
 	changes: MemoryChanges;
 	/** The event time the poll judged up to (memories are pruned by it, not by now). */
 	judgedUpTo: number;

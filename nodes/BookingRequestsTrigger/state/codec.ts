@@ -23,7 +23,7 @@ export function checkedSlots(kinds: typeof EVENT_KINDS): void {
 checkedSlots(EVENT_KINDS);
 
 /** What the poll expects the state to be about, and what it reads. */
-export interface StateExpectation {
+interface StateExpectation {
 	fingerprint: string;
 	lists: ListsRead;
 	/** The fingerprint older versions wrote (it covered the key and the events): read as this one, by that key. */

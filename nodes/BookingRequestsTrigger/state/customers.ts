@@ -19,12 +19,12 @@ import { customerKeys, normaliseEmail, normalisePhone } from '../../shared/custo
 import { ALPHABET, decodeNumber, encodeNumber } from './numbers';
 import { DayBuckets, type DayPacker } from './dayBuckets';
 import { codeOf } from './keySet';
-import { DAY_MS } from './seen';
+import { DAY_MS, dayOf } from './seen';
 
 /** A reported abandonment is remembered this long: the recovery window and the longest cooldown. */
 export const REMINDED_RETENTION_DAYS = 30;
 /** At most this many customers remembered as reminded (49 characters each: 2.45 MB at the bound). */
-export const REMINDED_LIMIT = 50_000;
+const REMINDED_LIMIT = 50_000;
 
 const NO_KEY = '........';
 
@@ -95,8 +95,6 @@ export function sharedPhoneCodes(bookings: Iterable<{ email?: unknown; phone?: u
 export function customerCodes(contact: { email?: unknown; phone?: unknown } | undefined): string[] {
 	return contact ? customerKeys(contact).map(codeOf) : [];
 }
-
-export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
 export type PackedDays = Record<string, string>;
 

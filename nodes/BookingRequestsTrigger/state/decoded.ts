@@ -6,6 +6,7 @@
 import type { WindowMemories } from '../windows';
 import type { WindowMemory } from '../windows/window';
 import type { BookedMemory } from '../events/skipBooked';
+import type { Rotation } from '../events/watched';
 import type { Reminder, RemindedMemory } from './customers';
 import type { SeenMemory } from './seen';
 
@@ -100,7 +101,7 @@ export interface MemoryChanges {
 	/** The session list after the poll; undefined: it is not kept any more (no session event left). */
 	sessions?: { checkpoints: Checkpoint[]; customers?: CustomerChanges };
 	/** Where the watched requests' rotation goes on, when it moved in this poll. */
-	rotation?: { cursor: number | undefined };
+	rotation?: Rotation;
 	/** What the poll changes in each event's own memory, in order (events/*: `watch`, `remember`). */
 	events: Array<{ slot: string; change: unknown }>;
 }

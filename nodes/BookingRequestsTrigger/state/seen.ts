@@ -6,6 +6,8 @@ import { DayBuckets, type DayPacker } from './dayBuckets';
 import { CODE_LENGTH, codeOf, splitCodes } from './keySet';
 
 export const DAY_MS = 86_400_000;
+/** The UTC day number of a time: the memories are kept by day. */
+export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 /** A session seen abandoned is remembered for this long (by the day it became abandoned). */
 export const SEEN_RETENTION_DAYS = 30;
 /**
@@ -46,7 +48,7 @@ export class SeenMemory {
 
 	/** Whether `id` was seen on the day of `ms` or later (a catch-up judges by event time, not by now). */
 	seenSince(id: string, ms: number): boolean {
-		return (this.days.find(codeOf(id))?.day ?? -Infinity) >= Math.floor(ms / DAY_MS);
+		return (this.days.find(codeOf(id))?.day ?? -Infinity) >= dayOf(ms);
 	}
 
 	/** Whether this code (already hashed) is remembered. */
@@ -64,7 +66,7 @@ export class SeenMemory {
 	 * seen: a session reported again after its day expired must not be forgotten with that day.
 	 */
 	addCode(code: string, at: number): void {
-		const day = Math.floor(at / DAY_MS);
+		const day = dayOf(at);
 		const known = this.days.find(code);
 		if (known && known.day >= day) return;
 		if (known) this.days.delete(known.day, code);
@@ -86,7 +88,7 @@ export class SeenMemory {
 	 */
 	prune(now: number, limit = SEEN_LIMIT): void {
 		this.droppedForBound = 0;
-		this.days.dropDaysBefore(Math.floor(now / DAY_MS) - SEEN_RETENTION_DAYS);
+		this.days.dropDaysBefore(dayOf(now) - SEEN_RETENTION_DAYS);
 		let excess = this.size - limit;
 		for (const day of this.days.dayNumbers()) {
 			if (excess <= 0) break;

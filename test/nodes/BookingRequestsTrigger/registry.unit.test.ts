@@ -22,6 +22,7 @@ test.each([
 	['value', like(completed, { name: 'session.rescheduled', letter: 'r' }), `the value "${completed.value}"`],
 	['item event', like(completed, { value: 'sessionRescheduled', letter: 'r' }), `the name "${completed.name}"`],
 	['memory slot', like(completed, { value: 'sessionRescheduled', name: 'session.rescheduled', letter: 'r', memory: updated.memory }), `the memory slot "${updated.memory?.slot}"`],
+	['window whose event times it moves', like(completed, { value: 'sessionRescheduled', name: 'session.rescheduled', letter: 'r', judges: abandoned.judges, offset: abandoned.offset }), `the offset of the window "${abandoned.judges[0]}"`],
 ])('two events with one %s: refused, naming it', (_what, twin, named) => {
 	expect(() => checkedKinds([...EVENT_KINDS, twin])).toThrow(`two events declare ${named}`);
 });

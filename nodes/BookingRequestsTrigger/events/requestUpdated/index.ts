@@ -128,12 +128,13 @@ function passedBy(window: WindowMemory | undefined): (request: BookingRequest) =
 }
 
 function watch(input: WatchInput<UpdatesMemory, UpdatedSettings>): WatchResult<RequestUpdatedEvent, UpdatesChange> {
-	const { settings, memory: previous } = input;
-	if (!settings.updates) return { events: [], change: { records: [] } };
+	const { settings, memory: previous, watched } = input;
+	// `watches` gives a range whenever the settings have one: `watched` is there with them.
+	if (!settings.updates || !watched) return { events: [], change: { records: [] } };
 	const starting = previous.from === undefined;
 	const { changes, records } = detectUpdates({
 		memory: previous,
-		watched: input.watched ?? { readings: new Map(), lowest: undefined },
+		watched,
 		passed: passedBy(input.windows.requests),
 		since: previous.from ?? input.now,
 		now: input.now,

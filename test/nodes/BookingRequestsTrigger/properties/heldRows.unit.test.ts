@@ -7,7 +7,7 @@
  * rows). Between the first poll and the second, new bookings may arrive at the top of the list, and
  * drafts not judged yet (those the first poll held among them) are saved again or completed. It runs
  * twice, both keeping the memory between polls as the published node does: with the held rows kept, and
- * without (keptMemory.ts `keepRowsForTests(false)`: the pages read as a process that restarted
+ * without (poll/memory.ts `keepRowsForTests(false)`: the pages read as a process that restarted
  * reads them). Over the whole run: the same events in the same order (events at one event time: the
  * same set) with the same `event_id`s, each once, and the same state after the same polls once both are
  * quiet; no draft saved or completed after it was held is reported abandoned at its old time. The rows

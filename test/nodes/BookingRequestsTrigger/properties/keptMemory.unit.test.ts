@@ -5,7 +5,7 @@
  * between their steps; lost saves and rolled-back states are the programs' own) runs through the
  * trigger that keeps its memory and through the trigger that decodes the stored state at every poll:
  * the same items in the same order, the same `event_id`s, the same cuts and the same next states.
- * Run with the held drafts' rows off (keptMemory.ts `keepRowsForTests(false)`): judged on those rows,
+ * Run with the held drafts' rows off (poll/memory.ts `keepRowsForTests(false)`): judged on those rows,
  * a kept memory reads fewer pages than a decoded one, so under small budgets its polls split differently;
  * heldRows.unit.test.ts is the property that what they emit over a whole run and the state they end in
  * are the same. With them off, the kept memory is exactly what its state decodes to, poll by poll.

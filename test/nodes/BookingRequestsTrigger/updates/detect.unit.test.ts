@@ -12,7 +12,7 @@ import { UpdatesMemory, isUpdatesState } from '../../../../nodes/BookingRequests
 import type { UpdatesState } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/records';
 import { seal, unseal } from '../../../../nodes/BookingRequestsTrigger/events/requestUpdated/contactSeal';
 import type { PageObservation } from '../../../../nodes/BookingRequestsTrigger/model/pages';
-import { lowestWatchedRank, watchedReadings } from '../../../../nodes/BookingRequestsTrigger/events/watched';
+import { watchedRequests } from '../../../../nodes/BookingRequestsTrigger/events/watched';
 import { makeRequest } from '../../../support/triggerWorld';
 import { printFigures } from '../../../support/figures';
 
@@ -45,7 +45,7 @@ class Watcher {
 	poll(pages: PageObservation[], now: number, passed: (r: BookingRequest) => boolean = () => true): Array<Omit<RequestChange, 'version'> & { eventId: string }> {
 		const memory = UpdatesMemory.decode(this.state);
 		const from = memory.from ?? now;
-		const watched = { readings: watchedReadings(pages, this.settings.watchNewest, now), lowest: lowestWatchedRank(pages, this.settings.watchNewest) };
+		const watched = watchedRequests(pages, this.settings.watchNewest, now);
 		const { changes, records } = detectUpdates({ memory, watched, passed, since: from, now, baseline: memory.from === undefined, settings: this.settings });
 		memory.apply(records);
 		this.state = JSON.parse(JSON.stringify(memory.encode(from))) as UpdatesState;
