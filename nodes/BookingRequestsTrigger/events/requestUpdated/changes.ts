@@ -32,8 +32,7 @@ import { completedColumn, idCode, LEGACY_SEAL, updatedHash, watchedOfRecord } fr
 import type { ChangeField, Contact, UpdateSettings, Watched } from './fields';
 import { CHANGE_FIELDS, changedFields, contactOf, MAX_RECORD_MS, previousValues, selectedFields, watchedOf } from './fields';
 import { EDGE_WINDOW_MS, sortTime } from '../../model/pages';
-import type { WatchedRequests } from '../watched';
-import type { WatchedRead } from '../watched';
+import type { WatchedRead, WatchedRequests } from '../watched';
 
 export interface RequestChange {
 	request: BookingRequest;
