@@ -11,6 +11,7 @@ import { installTarball } from '../../harness/n8n/communityPackage';
 import { makeUserFolder, type ExecutionResult, type WorkflowImport, type WorkflowNode } from '../../harness/n8n/workflows';
 import { N8nCli } from '../../harness/n8n/cli';
 import type { N8nRest } from '../../harness/n8n/rest';
+import { acceptedEntries } from '../../harness/sandboxGaps';
 import { hashKey, sortDefaultFirst, sortRequests, sortSessions, startSandbox, type Sandbox, type Workspace } from '../../sandbox';
 import { loadState } from './helpers/state';
 import { withN8nServer } from './helpers/server';
@@ -167,12 +168,12 @@ describe('n8n-nodes-booking-requests in a real n8n', () => {
 
 	/**
 	 * A credential test is n8n's own request, outside the node's limiter: it waits until the sandbox
-	 * would accept the demo key again, judged from the sandbox's own arrival times (not a fixed sleep).
+	 * would accept the demo key again (1 s after the last request it accepted, by its own arrival times;
+	 * not a fixed sleep).
 	 */
 	async function demoKeyFree(): Promise<void> {
-		const hash = hashKey(sandbox.keys.demo);
-		const arrivals = sandbox.log.filter((entry) => entry.keyHash === hash).map((entry) => entry.at);
-		const freeAt = Math.max(0, ...arrivals) + 1000 + 50;
+		const accepted = acceptedEntries(sandbox.log, hashKey(sandbox.keys.demo));
+		const freeAt = (accepted.at(-1)?.at ?? 0) + 1000 + 50;
 		const now = performance.timeOrigin + performance.now();
 		if (freeAt > now) await new Promise((r) => setTimeout(r, freeAt - now));
 	}

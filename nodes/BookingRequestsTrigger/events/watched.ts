@@ -73,7 +73,6 @@ function inEdge(page: PageObservation, request: BookingRequest, now: number): bo
 	return created !== null && created >= (page.serverDate ?? now) - EDGE_WINDOW_MS;
 }
 
-/** The newest reading of each request that was within the watched range when read. */
 /** The watched requests of an event's range, as this poll read them. */
 export interface WatchedRequests {
 	/** The newest reading of each request within the range when read, by id. */
@@ -87,6 +86,7 @@ export function watchedRequests(pages: PageObservation[], watchNewest: number, n
 	return { readings: watchedReadings(pages, watchNewest, now), lowest: lowestWatchedRank(pages, watchNewest) };
 }
 
+/** The newest reading of each request that was within the watched range when read. */
 function watchedReadings(pages: PageObservation[], watchNewest: number, now: number): Map<string, WatchedRead> {
 	const readings = new Map<string, WatchedRead>();
 	for (const page of [...pages].filter((p) => p.list === 'requests').sort((a, b) => a.seq - b.seq)) {

@@ -6,6 +6,7 @@ import * as http from 'node:http';
 
 import type { RequestLogEntry, Sandbox } from '../../../../sandbox';
 import { sleep } from '../../../../harness/n8n/process';
+import { acceptedEntries, acceptedGaps, rateLimitedCount } from '../../../../harness/sandboxGaps';
 import type { PostgresServer } from '../../../../harness/services/postgres';
 import { longestStallMs, pacing429s } from '../../../support/pacing429';
 
@@ -136,9 +137,6 @@ export function durationSeconds(record: ExecutionRecord): number | null {
 
 // ---------------------------------------------------------------------------------- sandbox figures
 
-/** Requests the rate limiter turned away (429 rate_limited, not an injected fault). */
-const rateLimited = (entry: RequestLogEntry) => entry.status === 429 && !entry.fault;
-
 export interface WindowFigures {
 	/** Requests of the key that reached the sandbox in the window (accepted + 429). */
 	calls: number;
@@ -168,20 +166,20 @@ export function entriesIn(sandbox: Sandbox, keyHash: string, from: number, to = 
 }
 
 export function acceptedIn(sandbox: Sandbox, keyHash: string, from: number, to = Infinity): RequestLogEntry[] {
-	return entriesIn(sandbox, keyHash, from, to).filter((entry) => !rateLimited(entry) && entry.status !== 401);
+	return acceptedEntries(entriesIn(sandbox, keyHash, from, to), keyHash);
 }
 
 export function windowFigures(sandbox: Sandbox, keyHash: string, from: number, to = Infinity): WindowFigures {
 	const all = entriesIn(sandbox, keyHash, from, to);
-	const accepted = acceptedIn(sandbox, keyHash, from, to);
-	const gaps = accepted.slice(1).map((entry, i) => entry.at - accepted[i].at);
+	const accepted = acceptedEntries(all, keyHash);
+	const gaps = acceptedGaps(all, keyHash);
 	const span = accepted.length > 1 ? (accepted[accepted.length - 1].at - accepted[0].at) / 1000 : 0;
 	const byPath: Record<string, number> = {};
 	for (const entry of all) byPath[entry.path] = (byPath[entry.path] ?? 0) + 1;
 	return {
 		calls: all.length,
 		accepted: accepted.length,
-		rateLimited: all.filter(rateLimited).length,
+		rateLimited: rateLimitedCount(all, keyHash),
 		pacing429s: pacing429s(all, keyHash).length,
 		longestStallMs: Math.round(longestStallMs()),
 		minGapMs: gaps.length > 0 ? Math.round(Math.min(...gaps) * 10) / 10 : null,
